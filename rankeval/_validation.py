@@ -1,0 +1,257 @@
+"""Input checks shared by every metric (private module).
+
+Every public metric turns its ``relevance`` argument into a :class:`Batch` with
+:func:`as_batch`: a zero-padded 2-D float array of grades, the true length of
+each ranking, and a flag saying whether the caller passed a single query (then
+the metric returns a ``float``) or many (then it returns a 1-D array).
+
+Padding with zeros is safe for every metric in this package because a grade of
+0 is "not relevant" and contributes nothing to any sum; metrics that need the
+true list length (precision over the whole list, say) read ``lengths``.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import NamedTuple
+
+import numpy as np
+
+__all__ = [
+    "Batch",
+    "as_batch",
+    "check_k",
+    "check_threshold",
+    "check_probability",
+    "per_query",
+    "check_n_relevant",
+    "finish",
+]
+
+
+class Batch(NamedTuple):
+    """Rankings of one or many queries, zero-padded to a common width."""
+
+    grades: np.ndarray  # (n_queries, width) float64, zero-padded
+    lengths: np.ndarray  # (n_queries,) int64, true length of each ranking
+    single: bool  # True when the caller passed one 1-D ranking
+
+    @property
+    def n_queries(self) -> int:
+        return self.grades.shape[0]
+
+    @property
+    def mask(self) -> np.ndarray:
+        """Boolean (n_queries, width): True where a real item stands."""
+        width = self.grades.shape[1]
+        return np.arange(width) < self.lengths[:, None]
+
+
+def _is_scalar(x) -> bool:
+    return isinstance(x, (numbers.Number, np.generic)) or (
+        isinstance(x, np.ndarray) and x.ndim == 0
+    )
+
+
+def _numeric(arr: np.ndarray, name: str) -> np.ndarray:
+    if arr.dtype.kind == "O":
+        try:
+            arr = arr.astype(np.float64)
+        except (TypeError, ValueError):
+            raise TypeError(
+                f"{name} must contain numbers (relevance grades), got non-numeric "
+                f"values such as {arr.flat[0]!r}; to turn item ids into grades use "
+                "rankeval.relevance_vector"
+            ) from None
+    if arr.dtype.kind not in "biuf":
+        example = arr.flat[0] if arr.size else ""
+        raise TypeError(
+            f"{name} must contain numbers (relevance grades), got dtype "
+            f"{arr.dtype} with values such as {example!r}; to turn item ids into "
+            "grades use rankeval.relevance_vector"
+        )
+    arr = arr.astype(np.float64)
+    if arr.size:
+        if not np.all(np.isfinite(arr)):
+            raise ValueError(f"{name} contains NaN or infinite grades")
+        if np.any(arr < 0):
+            raise ValueError(
+                f"{name} contains negative grades (smallest {arr.min():g}); "
+                "grades must be >= 0"
+            )
+    return arr
+
+
+def as_batch(relevance, name: str = "relevance") -> Batch:
+    """Validate ``relevance`` and return it as a zero-padded :class:`Batch`.
+
+    Accepted forms: a 1-D sequence or array (one query); a 2-D array (many
+    queries of equal length); a list of 1-D sequences (many queries, ragged
+    allowed). Grades must be finite, non-negative numbers; booleans count as
+    0/1. Every ranking must hold at least one item.
+    """
+    if isinstance(relevance, (str, bytes)):
+        raise TypeError(f"{name} must be a sequence of numeric grades, got a string")
+    if isinstance(relevance, (set, frozenset, dict)):
+        raise TypeError(
+            f"{name} must be an ordered sequence of grades, got a {type(relevance).__name__}"
+        )
+    if _is_scalar(relevance):
+        raise TypeError(
+            f"{name} must be a sequence of grades (1-D) or of rankings (2-D), "
+            f"got the scalar {relevance!r}"
+        )
+
+    if isinstance(relevance, np.ndarray) and relevance.dtype.kind != "O":
+        arr = relevance
+        if arr.ndim == 1:
+            return _single(_numeric(arr, name), name)
+        if arr.ndim == 2:
+            grades = _numeric(arr, name)
+            if grades.shape[0] == 0:
+                raise ValueError(f"{name} holds no queries")
+            if grades.shape[1] == 0:
+                raise ValueError(f"{name}: the rankings are empty (width 0)")
+            lengths = np.full(grades.shape[0], grades.shape[1], dtype=np.int64)
+            return Batch(grades, lengths, False)
+        raise ValueError(
+            f"{name} must be 1-D (one query) or 2-D (many queries), got {arr.ndim}-D"
+        )
+
+    try:
+        items = list(relevance)
+    except TypeError:
+        raise TypeError(
+            f"{name} must be a sequence of grades, got {type(relevance).__name__}"
+        ) from None
+    if not items:
+        raise ValueError(f"{name} is empty: a ranking needs at least one item")
+    strings = [x for x in items if isinstance(x, (str, bytes))]
+    if strings:
+        raise TypeError(
+            f"{name} must contain numbers (relevance grades), got {strings[0]!r}; "
+            "to turn item ids into grades use rankeval.relevance_vector"
+        )
+    scalars = [_is_scalar(x) for x in items]
+    if all(scalars):
+        return _single(_numeric(np.asarray(items), name), name)
+    if any(scalars):
+        raise TypeError(
+            f"{name} mixes numbers and sequences: pass one ranking (a flat list of "
+            "grades) or a list of rankings"
+        )
+    rows = []
+    for i, row in enumerate(items):
+        if isinstance(row, (str, bytes, set, frozenset, dict)):
+            raise TypeError(
+                f"{name}[{i}] must be a sequence of numeric grades, got {type(row).__name__}"
+            )
+        r = np.asarray(row)
+        if r.ndim != 1:
+            raise ValueError(f"{name}[{i}] must be a 1-D ranking, got {r.ndim}-D")
+        rows.append(r)
+    lengths = np.array([r.size for r in rows], dtype=np.int64)
+    empty = np.flatnonzero(lengths == 0)
+    if empty.size:
+        raise ValueError(
+            f"{name}[{empty[0]}] is empty: every query's ranking needs at least one item"
+        )
+    flat = _numeric(np.concatenate(rows), name)
+    grades = np.zeros((len(rows), int(lengths.max())))
+    grades[np.arange(grades.shape[1]) < lengths[:, None]] = flat
+    return Batch(grades, lengths, False)
+
+
+def _single(arr: np.ndarray, name: str) -> Batch:
+    if arr.size == 0:
+        raise ValueError(f"{name} is empty: a ranking needs at least one item")
+    return Batch(arr[None, :], np.array([arr.size], dtype=np.int64), True)
+
+
+def check_k(k, name: str = "k") -> int | None:
+    """Return ``k`` as an int (or None); reject non-integers and k <= 0."""
+    if k is None:
+        return None
+    if isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Integral):
+        raise TypeError(f"{name} must be a positive int or None, got {k!r}")
+    if k <= 0:
+        raise ValueError(f"{name} must be a positive int or None, got {k}")
+    return int(k)
+
+
+def _real(x, name: str) -> float:
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {x!r}")
+    x = float(x)
+    if not np.isfinite(x):
+        raise ValueError(f"{name} must be finite, got {x}")
+    return x
+
+
+def check_threshold(threshold, name: str = "threshold") -> float:
+    """A grade at or above ``threshold`` counts as relevant; it must be > 0."""
+    t = _real(threshold, name)
+    if t <= 0:
+        raise ValueError(
+            f"{name} must be > 0 (a grade of 0 always means not relevant), got {t:g}"
+        )
+    return t
+
+
+def check_probability(p, name: str, *, low_open=True, high_open=True) -> float:
+    """Check that ``p`` lies in the interval (0, 1), ends open or closed as told."""
+    p = _real(p, name)
+    lo_ok = p > 0 if low_open else p >= 0
+    hi_ok = p < 1 if high_open else p <= 1
+    if not (lo_ok and hi_ok):
+        lo = "(0" if low_open else "[0"
+        hi = "1)" if high_open else "1]"
+        raise ValueError(f"{name} must lie in {lo}, {hi}, got {p:g}")
+    return p
+
+
+def per_query(value, batch: Batch, name: str, *, integer: bool = False) -> np.ndarray:
+    """Broadcast a scalar or a per-query sequence to shape (n_queries,)."""
+    arr = np.asarray(value)
+    if arr.dtype.kind not in "biuf" or arr.dtype.kind == "b":
+        raise TypeError(f"{name} must be a number or a sequence of numbers, got {value!r}")
+    if arr.ndim == 0:
+        arr = np.full(batch.n_queries, arr)
+    elif arr.ndim != 1 or arr.size != batch.n_queries:
+        raise ValueError(
+            f"{name} must be a scalar or hold one value per query "
+            f"({batch.n_queries}), got shape {arr.shape}"
+        )
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be finite")
+    if integer:
+        if arr.dtype.kind == "f" and not np.all(arr == np.round(arr)):
+            raise TypeError(f"{name} must hold whole numbers, got {value!r}")
+        arr = arr.astype(np.int64)
+    return arr
+
+
+def check_n_relevant(n_relevant, found: np.ndarray, batch: Batch, name="n_relevant"):
+    """Denominator of recall-like metrics: the query's number of relevant items.
+
+    ``None`` means the relevant items found in the ranking (``found``).
+    Otherwise it must be at least ``found`` for every query.
+    """
+    if n_relevant is None:
+        return found.astype(np.int64)
+    n = per_query(n_relevant, batch, name, integer=True)
+    bad = np.flatnonzero(n < found)
+    if bad.size:
+        q = bad[0]
+        where = "" if batch.single else f" for query {q}"
+        raise ValueError(
+            f"{name}{where} is {n[q]}, smaller than the {int(found[q])} relevant "
+            "items already in the ranking"
+        )
+    return n
+
+
+def finish(values: np.ndarray, batch: Batch):
+    """Return a float for a single query, a 1-D float array otherwise."""
+    values = np.asarray(values, dtype=np.float64)
+    return float(values[0]) if batch.single else values

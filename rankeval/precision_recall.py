@@ -1,0 +1,172 @@
+"""Counting metrics: hits@k, precision@k and recall@k.
+
+Chapter: :doc:`/chapters/02_precision_recall`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._validation import as_batch, check_k, check_n_relevant, check_threshold, finish
+
+__all__ = ["hits_at_k", "precision_at_k", "recall_at_k"]
+
+
+def _relevant(batch, threshold):
+    return batch.grades >= check_threshold(threshold)
+
+
+def _hits(relevant, k):
+    """Relevant items among the first ``k`` positions of each row."""
+    return relevant[:, :k].sum(axis=1)
+
+
+def hits_at_k(relevance, k=None, *, threshold=1):
+    r"""Number of relevant items among the top ``k`` of a ranking.
+
+    Parameters
+    ----------
+    relevance : array_like, shape (n_items,) or (n_queries, n_items) or list of lists
+        Grades of the ranked items, best-ranked first. A 1-D input is one query;
+        a 2-D array or a (possibly ragged) list of lists is one query per row.
+    k : int or None, default=None
+        Cut-off. ``None`` counts the whole list; a ``k`` past the end of a list
+        counts the whole list too.
+    threshold : float, default=1
+        A grade ``>= threshold`` counts as relevant.
+
+    Returns
+    -------
+    float or ndarray of shape (n_queries,)
+        The count, between 0 and ``min(k, n_items)``.
+
+    Notes
+    -----
+    .. math:: \text{hits@}k = \sum_{i=1}^{\min(k, n)} \text{rel}(i),
+       \qquad \text{rel}(i) = \mathbf{1}[g_i \ge \text{threshold}]
+
+    Chapter: :doc:`/chapters/02_precision_recall`.
+
+    Examples
+    --------
+    Items b and e are relevant in the ranking a, b, c, d, e; the top three
+    hold one of them:
+
+    >>> from rankeval import hits_at_k
+    >>> hits_at_k([0, 1, 0, 0, 1], k=3)
+    1.0
+    >>> hits_at_k([[0, 1, 0, 0, 1], [1, 1]], k=3)
+    array([1., 2.])
+    """
+    batch = as_batch(relevance)
+    k = check_k(k)
+    return finish(_hits(_relevant(batch, threshold), k), batch)
+
+
+def precision_at_k(relevance, k=None, *, threshold=1, divide_by="k"):
+    r"""Fraction of the top ``k`` items that are relevant.
+
+    Parameters
+    ----------
+    relevance : array_like, shape (n_items,) or (n_queries, n_items) or list of lists
+        Grades of the ranked items, best-ranked first (see :func:`hits_at_k`).
+    k : int or None, default=None
+        Cut-off; ``None`` means the whole list (then P = hits / n_items).
+    threshold : float, default=1
+        A grade ``>= threshold`` counts as relevant.
+    divide_by : {"k", "retrieved"}, default="k"
+        Denominator when the list is shorter than ``k``. ``"k"`` (trec_eval, the
+        sources) treats missing positions as non-relevant; ``"retrieved"`` divides
+        by ``min(k, n_items)``, the items actually shown.
+
+    Returns
+    -------
+    float or ndarray of shape (n_queries,)
+        Precision in [0, 1].
+
+    Notes
+    -----
+    .. math:: P@k = \frac{\text{hits@}k}{k}
+
+    Chapter: :doc:`/chapters/02_precision_recall`.
+
+    References
+    ----------
+    .. [1] C. D. Manning, P. Raghavan and H. Schütze, *Introduction to
+       Information Retrieval*, ch. 8, Cambridge University Press, 2008.
+
+    Examples
+    --------
+    Seven documents A to G; the top five hold three relevant ones (A, C, G):
+
+    >>> from rankeval import precision_at_k
+    >>> precision_at_k([1, 0, 1, 0, 1, 1, 0], k=5) == 3 / 5
+    True
+    >>> precision_at_k([1, 0], k=4), precision_at_k([1, 0], k=4, divide_by="retrieved")
+    (0.25, 0.5)
+    """
+    batch = as_batch(relevance)
+    k = check_k(k)
+    if divide_by not in ("k", "retrieved"):
+        raise ValueError(f'divide_by must be "k" or "retrieved", got {divide_by!r}')
+    hits = _hits(_relevant(batch, threshold), k)
+    if k is None:
+        denominator = batch.lengths
+    elif divide_by == "k":
+        denominator = np.full(batch.n_queries, k)
+    else:
+        denominator = np.minimum(batch.lengths, k)
+    return finish(hits / denominator, batch)
+
+
+def recall_at_k(relevance, k=None, *, n_relevant=None, threshold=1):
+    r"""Fraction of a query's relevant items that the top ``k`` retrieve.
+
+    Parameters
+    ----------
+    relevance : array_like, shape (n_items,) or (n_queries, n_items) or list of lists
+        Grades of the ranked items, best-ranked first (see :func:`hits_at_k`).
+    k : int or None, default=None
+        Cut-off; ``None`` means the whole list.
+    n_relevant : int or array_like of shape (n_queries,), optional
+        How many relevant items the query has in all (the denominator). By
+        default, the relevant items in the given list; trec_eval uses every
+        item judged relevant for the query, retrieved or not, so pass that
+        number to match it. Must not be smaller than the relevant items already
+        in the list.
+    threshold : float, default=1
+        A grade ``>= threshold`` counts as relevant.
+
+    Returns
+    -------
+    float or ndarray of shape (n_queries,)
+        Recall in [0, 1]; 0 for a query with no relevant item.
+
+    Notes
+    -----
+    .. math:: R@k = \frac{\text{hits@}k}{|\text{Rel}_q|}
+
+    Chapter: :doc:`/chapters/02_precision_recall`.
+
+    Examples
+    --------
+    The top five hold three of the four relevant documents (A, C, G of
+    A, C, F, G), F being ranked sixth:
+
+    >>> from rankeval import recall_at_k
+    >>> recall_at_k([1, 0, 1, 0, 1, 1, 0], k=5) == 3 / 4
+    True
+
+    If the list holds only part of the relevant items, say so:
+
+    >>> recall_at_k([1, 0, 1, 0, 1], n_relevant=4)
+    0.75
+    """
+    batch = as_batch(relevance)
+    k = check_k(k)
+    relevant = _relevant(batch, threshold)
+    total = check_n_relevant(n_relevant, relevant.sum(axis=1), batch)
+    hits = _hits(relevant, k)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        values = np.where(total > 0, hits / np.maximum(total, 1), 0.0)
+    return finish(values, batch)
