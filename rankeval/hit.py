@@ -39,8 +39,8 @@ def hit_at_k(relevance, k=None, *, threshold=1):
     >>> from rankeval import hit_at_k
     >>> hit_at_k([0, 0, 1, 0], k=2), hit_at_k([0, 0, 1, 0], k=3)
     (0.0, 1.0)
-    >>> hit_at_k([[0, 1], [0, 0], [1, 0]], k=1).mean()  # hit rate over 3 queries
-    np.float64(0.3333333333333333)
+    >>> float(hit_at_k([[0, 1], [0, 0], [1, 0]], k=1).mean())  # hit rate over 3 queries
+    0.3333333333333333
     """
     batch = as_batch(relevance)
     k = check_k(k)

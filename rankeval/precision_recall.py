@@ -75,9 +75,10 @@ def precision_at_k(relevance, k=None, *, threshold=1, divide_by="k"):
     threshold : float, default=1
         A grade ``>= threshold`` counts as relevant.
     divide_by : {"k", "retrieved"}, default="k"
-        Denominator when the list is shorter than ``k``. ``"k"`` (trec_eval, the
-        sources) treats missing positions as non-relevant; ``"retrieved"`` divides
-        by ``min(k, n_items)``, the items actually shown.
+        Denominator when the list is shorter than ``k``. ``"k"`` (trec_eval, and
+        the second source's code) treats missing positions as non-relevant;
+        ``"retrieved"`` divides by ``min(k, n_items)``, the items actually shown,
+        which is what the third source's ``np.mean(r[:k])`` computes.
 
     Returns
     -------

@@ -11,7 +11,7 @@ from rankeval import hit_at_k, hits_at_k, precision_at_k, recall_at_k
 # --- worked examples of the sources -------------------------------------------------
 
 
-def test_third_source_items_a_to_e():
+def test_second_source_items_a_to_e():
     # Second source (notebook): items a..e, relevant b and e; top three hold b.
     ranking = [0, 1, 0, 0, 1]
     assert hits_at_k(ranking, 3) == 1
