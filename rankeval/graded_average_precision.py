@@ -1,12 +1,208 @@
 """Graded average precision (GAP), Robertson, Kanoulas and Yilmaz 2010.
 
 Chapter: :doc:`/chapters/04_average_precision`.
-
-PLACEHOLDER: being written; every function raises NotImplementedError.
 """
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ._validation import as_batch, check_k, finish
 
 __all__ = ["graded_average_precision"]
 
 
-def graded_average_precision(relevance, k=None, *, max_grade=None, grade_probabilities=None):
-    raise NotImplementedError("not written yet")
+def _scale(batch, max_grade, grade_probabilities):
+    """Check the grade scale 0..c and return the threshold probabilities g_1..g_c."""
+    grades = batch.grades
+    if not np.all(grades == np.floor(grades)):
+        bad = grades[grades != np.floor(grades)][0]
+        raise ValueError(
+            f"relevance must hold whole-number grades 0, 1, ..., max_grade for GAP, got {bad:g}"
+        )
+    if max_grade is not None:
+        if isinstance(max_grade, (bool, np.bool_)) or not isinstance(max_grade, numbers.Integral):
+            raise TypeError(f"max_grade must be a positive int or None, got {max_grade!r}")
+        if max_grade < 1:
+            raise ValueError(f"max_grade must be a positive int or None, got {max_grade}")
+    if grade_probabilities is None:
+        c = int(max_grade) if max_grade is not None else max(int(grades.max()), 1)
+        probabilities = np.full(c, 1.0 / c)
+    else:
+        probabilities = np.asarray(grade_probabilities)
+        if probabilities.dtype.kind not in "iuf" or probabilities.ndim != 1:
+            raise TypeError(
+                "grade_probabilities must be a 1-D sequence of numbers (g_1, ..., g_c), "
+                f"got {grade_probabilities!r}"
+            )
+        probabilities = probabilities.astype(np.float64)
+        c = probabilities.size
+        if c == 0:
+            raise ValueError("grade_probabilities is empty: give one value per grade 1..c")
+        if max_grade is not None and max_grade != c:
+            raise ValueError(
+                f"grade_probabilities holds {c} values but max_grade is {max_grade}: "
+                "give one probability per relevant grade 1..max_grade"
+            )
+        if not np.all(np.isfinite(probabilities)) or np.any(probabilities < 0):
+            raise ValueError(
+                f"grade_probabilities must be finite and >= 0, got {probabilities.tolist()}"
+            )
+        if not np.isclose(probabilities.sum(), 1.0, rtol=0, atol=1e-9):
+            raise ValueError(
+                f"grade_probabilities must sum to 1, got sum {probabilities.sum():g}"
+            )
+    if grades.max() > c:
+        raise ValueError(
+            f"relevance holds the grade {grades.max():g}, above the top grade {c} "
+            "(max_grade, or the length of grade_probabilities)"
+        )
+    return probabilities
+
+
+def _counts(grade_counts, found, batch):
+    """Per-query numbers of judged items of each grade 1..c, checked against ``found``."""
+    n_queries, c = found.shape
+    counts = np.asarray(grade_counts)
+    if counts.dtype.kind not in "iuf":
+        raise TypeError(f"grade_counts must hold numbers, got {grade_counts!r}")
+    if counts.ndim == 1:
+        counts = np.broadcast_to(counts, (n_queries, counts.size))
+    if counts.ndim != 2 or counts.shape != (n_queries, c):
+        raise ValueError(
+            f"grade_counts must have shape ({c},) or ({n_queries}, {c}): one count per "
+            f"grade 1..{c}, per query; got shape {np.shape(grade_counts)}"
+        )
+    if not np.all(np.isfinite(counts)) or np.any(counts < 0) or np.any(counts != np.round(counts)):
+        raise ValueError("grade_counts must hold whole numbers >= 0")
+    bad = np.argwhere(counts < found)
+    if bad.size:
+        q, j = bad[0]
+        where = "" if batch.single else f" for query {q}"
+        raise ValueError(
+            f"grade_counts{where} gives {int(counts[q, j])} items of grade {j + 1}, fewer "
+            f"than the {int(found[q, j])} already in the ranking"
+        )
+    return counts
+
+
+def graded_average_precision(
+    relevance, k=None, *, max_grade=None, grade_probabilities=None, grade_counts=None
+):
+    r"""Graded average precision (GAP): AP for grades 0..c, over users with random thresholds.
+
+    Parameters
+    ----------
+    relevance : array_like, shape (n_items,) or (n_queries, n_items) or list of lists
+        Whole-number grades 0, 1, ..., c of the ranked items, best-ranked
+        first; 0 is not relevant. A 1-D input is one query; a 2-D array or a
+        (possibly ragged) list of lists is one query per row.
+    k : int or None, default=None
+        Cut-off (GAP@k): only ranks ``1..k`` contribute to the sum. ``None``
+        means the whole list.
+    max_grade : int or None, default=None
+        The top grade c of the scale; a larger grade in ``relevance`` is an
+        error. By default the length of ``grade_probabilities`` if given,
+        else the largest grade in ``relevance``. With the default uniform
+        probabilities the value of GAP does not depend on c (see Notes), so
+        a batch and its queries one by one agree.
+    grade_probabilities : sequence of c floats, optional
+        :math:`g_1, \dots, g_c`: the probability that a user's relevance
+        threshold is grade j (the user counts grades >= j as relevant).
+        Non-negative, summing to 1. Default: uniform, :math:`g_j = 1/c`. The
+        paper leaves the choice to the evaluator; this default is ours.
+    grade_counts : array_like of shape (c,) or (n_queries, c), optional
+        For the ideal (the denominator): how many judged items of grade
+        1, ..., c the query has in all, retrieved or not; the GAP analogue of
+        ``n_relevant`` in :func:`rankeval.average_precision` and what the
+        paper uses. By default the items of the top ``k`` of the given list.
+        Each count must be at least the number of items of that grade in the
+        whole given list.
+
+    Returns
+    -------
+    float or ndarray of shape (n_queries,)
+        GAP in [0, 1]; 0 for a query whose denominator is 0 (no relevant item,
+        or only grades that no user counts as relevant).
+
+    Notes
+    -----
+    Let :math:`g(n)` be the grade at rank :math:`n`, :math:`G(i) =
+    \sum_{j=1}^{i} g_j` the probability that a user counts grade :math:`i` as
+    relevant, and :math:`\delta_{mn} = G(\min(g(m), g(n)))` the probability
+    that a user counts both the items at ranks m and n as relevant. Then
+    (Robertson, Kanoulas and Yilmaz 2010)
+
+    .. math:: \text{GAP} = \frac{\sum_{n=1}^{k} \frac{\mathbf{1}[g(n) > 0]}{n}
+       \sum_{m=1}^{n} \mathbf{1}[g(m) > 0]\,\delta_{mn}}
+       {\sum_{i=1}^{c} R_i\, G(i)}
+
+    where :math:`R_i` is the number of items of grade :math:`i`: of the query
+    (``grade_counts``) or, by default, of the top ``k`` (the same default as
+    AP's, the relevant items found). With binary grades (c = 1, :math:`g_1 =
+    1`) every :math:`\delta_{mn}` is 1 and GAP is AP.
+
+    The code uses an equivalent form. Writing :math:`\delta_{mn} =
+    \sum_j g_j \mathbf{1}[g(m) \ge j]\,\mathbf{1}[g(n) \ge j]` and swapping the
+    sums turns the numerator into :math:`\sum_j g_j\, S_j`, where
+    :math:`S_j` is the numerator of binary AP at threshold j, and the
+    denominator into :math:`\sum_j g_j R_{\ge j}`. So GAP is the average of
+    the binary APs at thresholds 1..c, weighted by :math:`g_j R_{\ge j}`
+    (:math:`R_{\ge j}` = items of grade at least j):
+
+    .. math:: \text{GAP} = \frac{\sum_j g_j R_{\ge j}\, \text{AP}_j}
+       {\sum_j g_j R_{\ge j}}.
+
+    This needs one cumulative sum per grade instead of a double sum over
+    pairs of ranks. trec_eval has no GAP.
+
+    With the uniform default, :math:`G(i) = i/c` and
+    :math:`\delta_{mn} = \min(g(m), g(n))/c`: the factor :math:`1/c` cancels
+    between numerator and denominator, so GAP compares grades by their
+    ratios and the top grade of the scale does not matter.
+
+    Chapter: :doc:`/chapters/04_average_precision`.
+
+    References
+    ----------
+    .. [1] S. E. Robertson, E. Kanoulas and E. Yilmaz, "Extending average
+       precision to graded relevance judgments", *Proc. SIGIR 2010*,
+       pp. 603-610.
+
+    Examples
+    --------
+    The "Ranking Evaluation" source's sci-fi movies, grades 3, 3, 0, 3, 2 on
+    a 0..3 scale, users' thresholds uniform over 1, 2, 3:
+
+    >>> from rankeval import graded_average_precision, average_precision
+    >>> graded_average_precision([3, 3, 0, 3, 2], max_grade=3)
+    0.8955
+
+    On binary grades it is AP:
+
+    >>> r = [1, 0, 1, 0, 1]
+    >>> graded_average_precision(r) == average_precision(r)
+    True
+    """
+    batch = as_batch(relevance)
+    k = check_k(k)
+    probabilities = _scale(batch, max_grade, grade_probabilities)
+    levels = np.arange(1, probabilities.size + 1)
+
+    at_least = batch.grades[:, :, None] >= levels  # (query, rank, j): grade >= j
+    top = at_least[:, :k]
+    ranks = np.arange(1, top.shape[1] + 1)[None, :, None]
+    precision = np.cumsum(top, axis=1) / ranks  # binary P(n) at each threshold j
+    numerator = (probabilities * (precision * top).sum(axis=1)).sum(axis=1)
+
+    if grade_counts is None:
+        at_least_counts = top.sum(axis=1)  # R_{>=j} in the top k
+    else:
+        in_list = (batch.grades[:, :, None] == levels).sum(axis=1)  # items of grade i
+        counts = _counts(grade_counts, in_list, batch)  # R_i, i = 1..c
+        at_least_counts = np.cumsum(counts[:, ::-1], axis=1)[:, ::-1]  # R_{>=j}
+    denominator = (probabilities * at_least_counts).sum(axis=1)
+    values = np.where(denominator > 0, numerator / np.where(denominator > 0, denominator, 1), 0.0)
+    return finish(values, batch)
