@@ -116,7 +116,7 @@ def average_precision(relevance, k=None, *, n_relevant=None, threshold=1):
 
     rel = relevant[:, :k]
     ranks = np.arange(1, rel.shape[1] + 1)
-    precision = np.cumsum(rel, axis=1) / ranks  # P(i) for i = 1..k
+    precision = np.cumsum(rel, axis=1, dtype=np.float64) / ranks  # P(i), i = 1..k
     summed = (precision * rel).sum(axis=1)  # sum of P(i) rel(i)
     denominator = rel.sum(axis=1) if n_relevant is None else total
     values = np.where(denominator > 0, summed / np.maximum(denominator, 1), 0.0)

@@ -100,7 +100,7 @@ def average_recall(relevance, k=None, *, n_relevant=None, threshold=1):
     total = check_n_relevant(n_relevant, relevant.sum(axis=1), batch)
 
     rel = relevant[:, :k]
-    recall = np.cumsum(rel, axis=1) / np.maximum(total, 1)[:, None]  # R(i), i = 1..k
+    recall = np.cumsum(rel, axis=1, dtype=np.float64) / np.maximum(total, 1)[:, None]  # R(i), i = 1..k
     summed = (recall * rel).sum(axis=1)  # sum of R(i) rel(i)
     found = rel.sum(axis=1)  # sum of rel(i)
     values = np.where(found > 0, summed / np.maximum(found, 1), 0.0)

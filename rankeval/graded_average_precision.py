@@ -194,7 +194,7 @@ def graded_average_precision(
     at_least = batch.grades[:, :, None] >= levels  # (query, rank, j): grade >= j
     top = at_least[:, :k]
     ranks = np.arange(1, top.shape[1] + 1)[None, :, None]
-    precision = np.cumsum(top, axis=1) / ranks  # binary P(n) at each threshold j
+    precision = np.cumsum(top, axis=1, dtype=np.float64) / ranks  # binary P(n), threshold j
     numerator = (probabilities * (precision * top).sum(axis=1)).sum(axis=1)
 
     if grade_counts is None:
