@@ -70,14 +70,15 @@ def _numeric(arr: np.ndarray, name: str) -> np.ndarray:
             f"{arr.dtype} with values such as {example!r}; to turn item ids into "
             "grades use rankeval.relevance_vector"
         )
-    arr = arr.astype(np.float64)
+    # No copy when the input is already float64: metrics never write into grades.
+    arr = arr.astype(np.float64, copy=False)
     if arr.size:
-        if not np.all(np.isfinite(arr)):
+        lowest, highest = arr.min(), arr.max()  # NaN propagates through both
+        if not (np.isfinite(lowest) and np.isfinite(highest)):
             raise ValueError(f"{name} contains NaN or infinite grades")
-        if np.any(arr < 0):
+        if lowest < 0:
             raise ValueError(
-                f"{name} contains negative grades (smallest {arr.min():g}); "
-                "grades must be >= 0"
+                f"{name} contains negative grades (smallest {lowest:g}); grades must be >= 0"
             )
     return arr
 
