@@ -1,0 +1,409 @@
+"""Spearman's rho, Kendall's tau, Kendall tau distance and inversions.
+
+Sources' examples, agreement with scipy.stats, properties, slow oracles, errors.
+"""
+
+import itertools
+import math
+import warnings
+
+import numpy as np
+import pytest
+from conftest import grades, ragged, random_batch
+from hypothesis import assume, given
+from hypothesis import strategies as st
+from scipy import stats
+
+from rankeval import (
+    first_relevant_position,
+    inversions,
+    kendall_tau,
+    kendall_tau_distance,
+    spearman_rho,
+)
+
+
+def pairs(max_value=4, min_size=2, max_size=12):
+    """Two aligned rankings of the same n items; small integer values, so many ties."""
+    return st.integers(min_size, max_size).flatmap(
+        lambda n: st.tuples(
+            st.lists(st.integers(0, max_value), min_size=n, max_size=n),
+            st.lists(st.integers(0, max_value), min_size=n, max_size=n),
+        )
+    )
+
+
+def permutation_pairs(max_size=10):
+    """Two rankings without ties: permutations of 1..n."""
+    return st.integers(2, max_size).flatmap(
+        lambda n: st.tuples(st.permutations(range(1, n + 1)), st.permutations(range(1, n + 1)))
+    )
+
+
+def ragged_pairs(max_rows=5):
+    return st.lists(pairs(), min_size=1, max_size=max_rows)
+
+
+def scipy_values(x, y):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # scipy warns on constant input; we compare the nan
+        return stats.spearmanr(x, y)[0], stats.kendalltau(x, y)[0]
+
+
+# --- worked examples of the sources -------------------------------------------------
+
+TRUE = list(range(1, 11))
+# Fourth source (003): four predicted rankings of ten items against the true order 1..10.
+IDENTICAL = list(range(1, 11))
+REVERSE = list(range(10, 0, -1))
+SLIGHTLY_DIFFERENT = [1, 3, 2, 4, 6, 5, 7, 9, 8, 10]  # three neighbour swaps
+SWAPPED_PAIRS = [2, 1, 4, 3, 6, 5, 8, 7, 10, 9]  # five neighbour swaps
+N_TERM = 10 * (10**2 - 1)  # n (n^2 - 1) = 990
+
+
+def test_fourth_source_spearman_four_rankings():
+    # Reverse: d = 9, 7, 5, 3, 1, -1, ..., -9, sum d^2 = 2 (81 + 49 + 25 + 9 + 1) = 330.
+    assert spearman_rho(TRUE, IDENTICAL) == 1.0
+    assert spearman_rho(TRUE, REVERSE) == pytest.approx(1 - 6 * 330 / N_TERM)
+    assert spearman_rho(TRUE, REVERSE) == pytest.approx(-1.0)
+    assert spearman_rho(TRUE, SLIGHTLY_DIFFERENT) == pytest.approx(1 - 6 * 6 / N_TERM)
+    assert spearman_rho(TRUE, SWAPPED_PAIRS) == pytest.approx(1 - 6 * 10 / N_TERM)
+
+
+def test_fourth_source_as_one_batch():
+    predicted = [IDENTICAL, REVERSE, SLIGHTLY_DIFFERENT, SWAPPED_PAIRS]
+    want = [1, -1, 1 - 6 * 6 / N_TERM, 1 - 6 * 10 / N_TERM]
+    np.testing.assert_allclose(spearman_rho(TRUE, predicted), want)
+    np.testing.assert_allclose(spearman_rho(predicted, TRUE), want)  # symmetric broadcast
+    np.testing.assert_allclose(spearman_rho(np.array(predicted), [TRUE] * 4), want)
+
+
+def test_fourth_source_kendall_four_rankings():
+    # 45 pairs; each neighbour swap makes one discordant pair.
+    predicted = [IDENTICAL, REVERSE, SLIGHTLY_DIFFERENT, SWAPPED_PAIRS]
+    np.testing.assert_allclose(
+        kendall_tau(TRUE, predicted), [1, -1, (42 - 3) / 45, (40 - 5) / 45]
+    )
+    np.testing.assert_array_equal(kendall_tau_distance(TRUE, predicted), [0, 45, 3, 5])
+    np.testing.assert_allclose(
+        kendall_tau_distance(TRUE, predicted, normalize=True), [0, 1, 3 / 45, 5 / 45]
+    )
+
+
+def test_fifth_source_inversions_nine_versus_eight():
+    # Fifth source (004): the second list has fewer inversions (8 against 9), yet its
+    # first relevant item stands lower. Our own lists with that property (the source's
+    # figure is not in its text): 2 relevant items among 11.
+    first = [1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]  # nine non-relevant items above the last one
+    second = [0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0]  # four above each relevant item
+    assert inversions(first) == 0 + 9
+    assert inversions(second) == 4 + 4
+    # ... yet the second list's first relevant item stands at position 5, not 1.
+    assert first_relevant_position(first) == 1
+    assert first_relevant_position(second) == 5
+
+
+def test_inversion_definition_small_cases():
+    assert inversions([3, 2, 1, 0]) == 0
+    assert inversions([0, 1, 2, 3]) == 4 * 3 / 2  # every pair inverted
+    assert inversions([2, 3, 3, 0]) == 2  # 2 before either 3; the tied 3s and 0 are fine
+    assert inversions([1, 1, 1]) == 0  # ties are not inversions
+    assert inversions([0, 0, 0]) == 0  # no relevant item: no inversion
+    assert inversions([0, 1, 0, 1], k=2) == 1  # only pairs inside the top 2
+    assert inversions([0, 1, 0, 1], k=10) == inversions([0, 1, 0, 1]) == 1 + 2
+
+
+def test_average_ranks_with_ties():
+    # Ranks 1, 2.5, 2.5, 4 against 1, 2, 3, 4: centred (-1.5, 0, 0, 1.5) and
+    # (-1.5, -0.5, 0.5, 1.5); sum of products 4.5, sums of squares 4.5 and 5.
+    assert spearman_rho([10, 20, 20, 30], [1, 2, 3, 4]) == pytest.approx(4.5 / math.sqrt(4.5 * 5))
+
+
+def test_tau_a_and_tau_b_with_ties():
+    # x ties items 1 and 2; all 3 pairs concordant or tied: C = 2, D = 0, n_x = n_y = 1.
+    assert kendall_tau([1, 1, 2], [1, 1, 2]) == pytest.approx(2 / math.sqrt((3 - 1) * (3 - 1)))
+    assert kendall_tau([1, 1, 2], [1, 1, 2], variant="a") == pytest.approx(2 / 3)
+    assert kendall_tau([1, 1, 2], [1, 2, 3]) == pytest.approx(2 / math.sqrt((3 - 1) * 3))
+
+
+def test_tie_penalty():
+    # x = 1, 2, 3 against y = 1, 1, 2: pair (1, 2) tied in y only, no discordant pair.
+    assert kendall_tau_distance([1, 2, 3], [1, 1, 2]) == 0
+    assert kendall_tau_distance([1, 2, 3], [1, 1, 2], tie_penalty=0.5) == 0.5
+    assert kendall_tau_distance([1, 1, 3], [1, 1, 2], tie_penalty=1) == 0  # tied in both
+    assert kendall_tau_distance([2, 1, 3], [1, 1, 2], tie_penalty=1, normalize=True) == 1 / 3
+
+
+def test_constant_input_gives_nan():
+    assert math.isnan(spearman_rho([2, 2, 2], [1, 2, 3]))
+    assert math.isnan(kendall_tau([1, 2, 3], [5, 5, 5]))
+    assert kendall_tau([1, 2, 3], [5, 5, 5], variant="a") == 0.0
+    got = spearman_rho([[1, 2, 3], [4, 4, 4]], [[3, 2, 1], [1, 2, 3]])
+    assert got[0] == -1.0 and math.isnan(got[1])  # one constant row does not spoil the batch
+
+
+# --- agreement with scipy.stats -----------------------------------------------------
+
+
+@given(pairs())
+def test_matches_scipy_with_ties(xy):
+    x, y = xy
+    rho, tau = scipy_values(x, y)
+    np.testing.assert_allclose(spearman_rho(x, y), rho, atol=1e-12, equal_nan=True)
+    np.testing.assert_allclose(kendall_tau(x, y), tau, atol=1e-12, equal_nan=True)
+
+
+@given(
+    st.integers(2, 30).flatmap(
+        lambda n: st.tuples(
+            st.lists(st.floats(-1e3, 1e3), min_size=n, max_size=n),
+            st.lists(st.floats(-1e3, 1e3), min_size=n, max_size=n),
+        )
+    )
+)
+def test_matches_scipy_on_float_scores(xy):
+    x, y = xy
+    rho, tau = scipy_values(x, y)
+    np.testing.assert_allclose(spearman_rho(x, y), rho, atol=1e-9, equal_nan=True)
+    np.testing.assert_allclose(kendall_tau(x, y), tau, atol=1e-9, equal_nan=True)
+
+
+def test_matches_scipy_on_a_random_batch():
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 6, size=(40, 25))
+    Y = rng.integers(0, 6, size=(40, 25))
+    want = np.array([scipy_values(x, y) for x, y in zip(X, Y, strict=True)])
+    np.testing.assert_allclose(spearman_rho(X, Y), want[:, 0], atol=1e-12)
+    np.testing.assert_allclose(kendall_tau(X, Y), want[:, 1], atol=1e-12)
+
+
+# --- properties ---------------------------------------------------------------------
+
+
+@given(pairs())
+def test_range_and_symmetry(xy):
+    x, y = xy
+    for f in (spearman_rho, kendall_tau):
+        v = f(x, y)
+        assert math.isnan(v) or -1 <= v <= 1
+        np.testing.assert_allclose(f(y, x), v, equal_nan=True)
+    assert -1 <= kendall_tau(x, y, variant="a") <= 1
+    assert 0 <= kendall_tau_distance(x, y, normalize=True) <= 1
+    assert kendall_tau_distance(x, y) == kendall_tau_distance(y, x)
+
+
+@given(pairs())
+def test_same_order_is_one_and_reversed_order_is_minus_one(xy):
+    x, _ = xy
+    assume(len(set(x)) > 1)
+    assert spearman_rho(x, x) == pytest.approx(1)
+    assert kendall_tau(x, x) == pytest.approx(1)  # tau-b: ties in both rankings are forgiven
+    assert spearman_rho(x, [-v for v in x]) == pytest.approx(-1)
+    assert kendall_tau(x, [-v for v in x]) == pytest.approx(-1)
+    assert kendall_tau_distance(x, x) == 0
+
+
+@given(pairs())
+def test_only_the_order_matters(xy):
+    # A strictly increasing transformation of the scores leaves every value unchanged.
+    x, y = xy
+    x2 = [math.exp(v) + 7 * v**3 for v in x]
+    np.testing.assert_allclose(spearman_rho(x2, y), spearman_rho(x, y), equal_nan=True)
+    np.testing.assert_allclose(kendall_tau(x2, y), kendall_tau(x, y), equal_nan=True)
+    assert kendall_tau_distance(x2, y) == kendall_tau_distance(x, y)
+
+
+@given(permutation_pairs())
+def test_without_ties_formulas_agree(xy):
+    x, y = xy
+    n = len(x)
+    d2 = sum((a - b) ** 2 for a, b in zip(x, y, strict=True))
+    assert spearman_rho(x, y) == pytest.approx(1 - 6 * d2 / (n * (n**2 - 1)))
+    assert kendall_tau(x, y) == pytest.approx(kendall_tau(x, y, variant="a"))
+    assert kendall_tau_distance(x, y, normalize=True) == pytest.approx(
+        (1 - kendall_tau(x, y, variant="a")) / 2
+    )
+
+
+@given(permutation_pairs(max_size=8))
+def test_distance_counts_neighbour_swaps(xy):
+    # Bubble-sort y into the order of x: the number of swaps is the Kendall tau distance.
+    x, y = xy
+    seq = [y[i] for i in np.argsort(x)]  # y's ranks, listed in x's order
+    swaps = 0
+    for end in range(len(seq) - 1, 0, -1):
+        for i in range(end):
+            if seq[i] > seq[i + 1]:
+                seq[i], seq[i + 1] = seq[i + 1], seq[i]
+                swaps += 1
+    assert kendall_tau_distance(x, y) == swaps
+
+
+@given(ragged_pairs())
+def test_batch_equals_per_row(rows):
+    xs = [x for x, _ in rows]
+    ys = [y for _, y in rows]
+    for f in (spearman_rho, kendall_tau, kendall_tau_distance):
+        got = f(xs, ys)
+        assert got.shape == (len(rows),)
+        np.testing.assert_allclose(got, [f(x, y) for x, y in rows], equal_nan=True)
+    np.testing.assert_allclose(
+        kendall_tau(xs, ys, variant="a"), [kendall_tau(x, y, variant="a") for x, y in rows]
+    )
+
+
+@given(grades(max_grade=3, max_size=12))
+def test_inversions_is_the_distance_to_the_grade_order(g):
+    positions_as_scores = list(range(len(g), 0, -1))  # the top item scores highest
+    if len(g) >= 2:
+        assert inversions(g) == kendall_tau_distance(positions_as_scores, g)
+    assert inversions(sorted(g, reverse=True)) == 0
+
+
+@given(grades(max_grade=3, min_size=2), st.data())
+def test_moving_a_more_relevant_item_up_removes_one_inversion(g, data):
+    i = data.draw(st.integers(0, len(g) - 2))
+    assume(g[i] < g[i + 1])
+    swapped = g[:i] + [g[i + 1], g[i]] + g[i + 2 :]
+    assert inversions(swapped) == inversions(g) - 1
+
+
+@given(ragged(), st.one_of(st.none(), st.integers(1, 15)))
+def test_inversions_batch_and_padding(rs, k):
+    got = inversions(rs, k)
+    np.testing.assert_array_equal(got, [inversions(r, k) for r in rs])
+    width = max(map(len, rs))
+    padded = np.array([r + [0] * (width - len(r)) for r in rs])
+    np.testing.assert_array_equal(inversions(padded, k), got)
+
+
+# --- slow oracles -------------------------------------------------------------------
+
+
+def slow_average_ranks(v):
+    return [
+        1 + sum(w < a for w in v) + (sum(w == a for w in v) - 1) / 2 for a in v
+    ]
+
+
+def slow_spearman(x, y):
+    a, b = slow_average_ranks(x), slow_average_ranks(y)
+    ma, mb = sum(a) / len(a), sum(b) / len(b)
+    cov = sum((p - ma) * (q - mb) for p, q in zip(a, b, strict=True))
+    va = sum((p - ma) ** 2 for p in a)
+    vb = sum((q - mb) ** 2 for q in b)
+    return cov / math.sqrt(va * vb) if va * vb > 0 else math.nan
+
+
+def slow_kendall(x, y, variant):
+    concordant = discordant = tied_x = tied_y = 0
+    pairs_ = list(itertools.combinations(range(len(x)), 2))
+    for i, j in pairs_:
+        dx, dy = x[i] - x[j], y[i] - y[j]
+        tied_x += dx == 0
+        tied_y += dy == 0
+        concordant += dx * dy > 0
+        discordant += dx * dy < 0
+    n0 = len(pairs_)
+    if variant == "a":
+        return (concordant - discordant) / n0
+    denominator = math.sqrt((n0 - tied_x) * (n0 - tied_y))
+    return (concordant - discordant) / denominator if denominator else math.nan
+
+
+def slow_distance(x, y, p):
+    total = 0.0
+    for i, j in itertools.combinations(range(len(x)), 2):
+        dx, dy = x[i] - x[j], y[i] - y[j]
+        if dx * dy < 0:
+            total += 1
+        elif (dx == 0) != (dy == 0):
+            total += p
+    return total
+
+
+def slow_inversions(g):
+    return sum(1 for i in range(len(g)) for j in range(i + 1, len(g)) if g[i] < g[j])
+
+
+def random_pairs(seed, n_rows=40, max_len=25):
+    rng = np.random.default_rng(seed)
+    lengths = rng.integers(2, max_len + 1, size=n_rows)
+    xs = [list(rng.integers(0, 5, size=n)) for n in lengths]
+    ys = [list(rng.integers(0, 5, size=n)) for n in lengths]
+    return xs, ys
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_against_slow_oracles(seed):
+    xs, ys = random_pairs(seed)
+    rows = list(zip(xs, ys, strict=True))
+    np.testing.assert_allclose(spearman_rho(xs, ys), [slow_spearman(x, y) for x, y in rows])
+    for variant in ("a", "b"):
+        np.testing.assert_allclose(
+            kendall_tau(xs, ys, variant=variant), [slow_kendall(x, y, variant) for x, y in rows]
+        )
+    for p in (0, 0.5, 1):
+        np.testing.assert_allclose(
+            kendall_tau_distance(xs, ys, tie_penalty=p), [slow_distance(x, y, p) for x, y in rows]
+        )
+
+
+@pytest.mark.parametrize("k", [None, 1, 5, 30])
+def test_inversions_against_slow_oracle(k):
+    rs = random_batch(seed=11)
+    np.testing.assert_array_equal(
+        inversions(rs, k), [slow_inversions(r if k is None else r[:k]) for r in rs]
+    )
+
+
+# --- bad input ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("f", [spearman_rho, kendall_tau, kendall_tau_distance])
+@pytest.mark.parametrize(
+    "x, y, exc, match",
+    [
+        ([1, 2, 3], [1, 2], ValueError, "x has 3 values, y has 2"),
+        ([[1, 2], [1, 2, 3]], [[1, 2], [1, 2]], ValueError, r"\(row 1\): x has 3 values, y has 2"),
+        ([1, 2, 3], [[1, 2, 3], [1, 2]], ValueError, r"\(row 1\): x has 3 values, y has 2"),
+        ([[1, 2], [2, 1]], [[1, 2]] * 3, ValueError, "x holds 2 rankings but y holds 3"),
+        ([1], [1], ValueError, "at least 2 items"),
+        ([], [], ValueError, "at least 2 items"),
+        ([1, float("nan")], [1, 2], ValueError, "x contains NaN"),
+        ([1, 2], [1, np.inf], ValueError, "y contains NaN or infinite"),
+        (["a", "b"], [1, 2], TypeError, "x must contain numbers"),
+        ([1, 2], [1, None], TypeError, "y must contain numbers"),
+        ([1, 2], "ab", TypeError, "got a string"),
+        (3, [1, 2], TypeError, "x must be a sequence"),
+        ([1, [1, 2]], [1, 2], TypeError, "mixes numbers and sequences"),
+        (np.zeros((2, 2, 2)), [1, 2], ValueError, "1-D .* or 2-D"),
+    ],
+)
+def test_bad_pairs(f, x, y, exc, match):
+    with pytest.raises(exc, match=match):
+        f(x, y)
+
+
+def test_bad_options():
+    with pytest.raises(ValueError, match='variant must be "a" or "b"'):
+        kendall_tau([1, 2], [1, 2], variant="c")
+    with pytest.raises(ValueError, match="tie_penalty must lie in"):
+        kendall_tau_distance([1, 2], [1, 2], tie_penalty=2)
+    with pytest.raises(TypeError, match="normalize must be True or False"):
+        kendall_tau_distance([1, 2], [1, 2], normalize="yes")
+
+
+@pytest.mark.parametrize(
+    "relevance, k, exc, match",
+    [
+        ([], None, ValueError, "relevance is empty"),
+        ([1, -1], None, ValueError, "negative grades"),
+        ([1, float("nan")], None, ValueError, "NaN or infinite"),
+        (["a"], None, TypeError, "must contain numbers"),
+        ([1, 0], 0, ValueError, "k must be a positive int"),
+    ],
+)
+def test_inversions_bad_input(relevance, k, exc, match):
+    with pytest.raises(exc, match=match):
+        inversions(relevance, k)
