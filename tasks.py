@@ -2,7 +2,8 @@
 """The book's two commands. Needs only Python 3.11+; everything else it installs.
 
     python3 tasks.py build   # set up, then execute every chapter and build _build/html
-    python3 tasks.py check   # set up, then lint, unit tests + doctests, nbval, strict build
+    python3 tasks.py check   # set up, then lint, unit tests + doctests, nbval, strict build,
+                             # and the built website's tests (files and a headless browser)
 
 Set-up is the same for both: a virtual environment in `.venv` with the pinned
 requirements and `rankeval` installed in editable mode. It is redone only when
@@ -28,6 +29,8 @@ STAMP = VENV / ".setup-stamp"
 SETUP_FILES = ["requirements.txt", "requirements-test.txt", "pyproject.toml"]
 
 BOOK_BUILD = ["build", ".", "--all", "-W", "-n", "--keep-going"]
+# Tests of the built website (_build/html): never collected by the plain unit-test run.
+SITE_TESTS = "tests/site"
 
 
 def run(step: str, *args: str | os.PathLike) -> None:
@@ -79,6 +82,10 @@ def check() -> None:
     )
     shutil.rmtree(ROOT / "_build", ignore_errors=True)
     run("book: strict build (warnings are errors)", BIN / "jupyter-book", *BOOK_BUILD)
+    # On that build (not a second one): offline, complete, and working in Chromium.
+    # Without Chromium these tests skip, saying why; with CI=true they fail instead.
+    run("site: the built website, as files and in headless Chromium", PY, "-m", "pytest",
+        "-q", SITE_TESTS)
     print("\nAll checks passed.")
 
 

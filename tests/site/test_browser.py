@@ -1,0 +1,312 @@
+"""The website in a real browser: every page of _build/html, opened in headless Chromium.
+
+A local HTTP server (a thread of this process) serves the build on 127.0.0.1; Chromium,
+driven by Selenium through Debian's ChromeDriver, opens each page once and records what
+a reader would meet. The tests below then check, for every page: no JavaScript error in
+the console, every formula typeset by MathJax, every image loaded, every same-site link
+answered, and no request to any other host. The search page must find the nDCG chapter.
+Three screenshots go to screenshots/ (the README shows them).
+
+Nothing is downloaded: the browser and its driver are named explicitly, so Selenium
+Manager never runs (and SE_OFFLINE=true forbids it to fetch anything if it did).
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import re
+import threading
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from urllib.parse import unquote, urldefrag, urlsplit
+
+import pytest
+from _site import ROOT, browser_paths, missing
+
+SCREENSHOTS = {
+    "index.html": ("landing.png", None),
+    "chapters/07_ndcg.html": ("chapter_ndcg.png", "section section h2"),
+    "reference/api.html": ("api.png", "dt[id='rankeval.precision_at_k']"),
+}
+WINDOW = (1400, 1000)
+
+# TeX that must not survive typesetting, searched in the page text outside code.
+RAW_TEX = re.compile(r"\$\$|\\frac|\\sum|\\begin\{|\\\(|\\\[|\\mathrm|\\text\{")
+
+PAGE_STATE_JS = """
+const done = arguments[arguments.length - 1];
+const settle = async () => {
+  if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
+    try { await MathJax.startup.promise; } catch (e) { return 'MathJax failed: ' + e; }
+  }
+  for (const img of document.images) { img.loading = 'eager'; }
+  const t0 = Date.now();
+  while ([...document.images].some(i => !i.complete) && Date.now() - t0 < 15000) {
+    await new Promise(r => setTimeout(r, 100));
+  }
+  return 'ok';
+};
+settle().then(status => {
+  const math = [...document.querySelectorAll('.math')];
+  const bare = math.filter(m => !m.querySelector('mjx-container'));
+  const text = document.body.cloneNode(true);
+  text.querySelectorAll('pre, code, script, style, textarea, mjx-container, .highlight')
+      .forEach(n => n.remove());
+  done({
+    status: status,
+    mathjax: !!(window.MathJax && MathJax.version),
+    mathjaxVersion: (window.MathJax && MathJax.version) || null,
+    mathElements: math.length,
+    containers: document.querySelectorAll('mjx-container').length,
+    untypeset: bare.slice(0, 5).map(m => m.textContent.slice(0, 80)),
+    mathjaxErrors: [...document.querySelectorAll('mjx-merror, [data-mjx-error]')]
+        .map(e => e.getAttribute('data-mjx-error') || e.textContent).slice(0, 5),
+    text: text.textContent,
+    images: [...document.images].map(i => ({src: i.currentSrc || i.src,
+                                            ok: i.complete && i.naturalWidth > 0})),
+    links: [...document.querySelectorAll('a[href]')].map(a => a.href),
+  });
+});
+"""
+
+
+@dataclass
+class Visit:
+    page: str
+    console: list[dict] = field(default_factory=list)
+    requests: list[str] = field(default_factory=list)
+    state: dict = field(default_factory=dict)
+
+
+class Handler(http.server.SimpleHTTPRequestHandler):
+    """Serves the build quietly and records the status of every request."""
+
+    log: list[tuple[str, int]]
+
+    def log_request(self, code="-", size="-"):
+        self.log.append((self.path, int(code) if str(code).isdigit() else 0))
+
+    def log_message(self, format, *args):
+        pass
+
+
+@pytest.fixture(scope="session")
+def server(site):
+    log: list[tuple[str, int]] = []
+    handler = functools.partial(
+        type("BookHandler", (Handler,), {"log": log}), directory=str(site)
+    )
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    base = f"http://127.0.0.1:{httpd.server_address[1]}/"
+    yield base, log
+    httpd.shutdown()
+    httpd.server_close()
+    thread.join(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def driver(tmp_path_factory):
+    paths = browser_paths()
+    if paths is None:
+        missing(
+            "Chromium and ChromeDriver are not installed "
+            "(Debian: apt-get install chromium chromium-driver; "
+            "or set CHROMIUM_BIN and CHROMEDRIVER_BIN)"
+        )
+    chromium, chromedriver = paths
+    os.environ["SE_OFFLINE"] = "true"  # Selenium Manager may not download anything
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for flag in [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--no-default-browser-check",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-extensions",
+        "--disable-dev-shm-usage",
+        "--lang=en-US",
+        # No name resolves except the loopback server: a request for another host
+        # fails at once (and is still recorded by the performance log below).
+        "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
+        f"--window-size={WINDOW[0]},{WINDOW[1]}",
+        f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}",
+    ]:
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
+    service = Service(executable_path=chromedriver)
+    browser = webdriver.Chrome(service=service, options=options)
+    browser.set_page_load_timeout(60)
+    browser.set_script_timeout(60)
+    yield browser
+    browser.quit()
+
+
+def requested_urls(browser) -> list[str]:
+    """URLs the page asked for since the last call, from Chrome's performance log."""
+    import json
+
+    urls = []
+    for entry in browser.get_log("performance"):
+        message = json.loads(entry["message"])["message"]
+        if message.get("method") == "Network.requestWillBeSent":
+            urls.append(message["params"]["request"]["url"])
+    return urls
+
+
+@pytest.fixture(scope="session")
+def visits(server, driver, pages) -> dict[str, Visit]:
+    """Open every page once; keep what the checks below need. Takes the screenshots."""
+    base, _ = server
+    shots = ROOT / "screenshots"
+    shots.mkdir(exist_ok=True)
+    result = {}
+    for page in pages:
+        driver.get_log("browser"), requested_urls(driver)  # drop what came before
+        driver.get(base + page)
+        visit = Visit(page)
+        visit.state = driver.execute_async_script(PAGE_STATE_JS)
+        visit.console = driver.get_log("browser")
+        visit.requests = requested_urls(driver)
+        result[page] = visit
+        if page in SCREENSHOTS:
+            name, selector = SCREENSHOTS[page]
+            if selector:
+                driver.execute_script(
+                    "const e = document.querySelector(arguments[0]);"
+                    "if (e) { e.scrollIntoView({block: 'start'}); window.scrollBy(0, -70); }",
+                    selector,
+                )
+                time.sleep(0.3)
+            driver.save_screenshot(str(shots / name))
+    return result
+
+
+def test_every_page_was_visited(visits, pages):
+    assert set(visits) == set(pages)
+    assert all(v.state["status"] == "ok" for v in visits.values()), {
+        p: v.state["status"] for p, v in visits.items() if v.state["status"] != "ok"
+    }
+
+
+def test_no_javascript_errors(visits):
+    errors = [
+        f"{v.page}: {e['message']}"
+        for v in visits.values()
+        for e in v.console
+        if e["level"] == "SEVERE" and "favicon.ico" not in e["message"]
+    ]
+    assert not errors, "console errors:\n" + "\n".join(errors)
+
+
+def test_every_formula_is_typeset(visits):
+    problems = []
+    for v in visits.values():
+        s = v.state
+        if s["mathElements"] and not s["mathjax"]:
+            problems.append(f"{v.page}: {s['mathElements']} formulas but MathJax did not load")
+        if s["mathElements"] and s["containers"] < s["mathElements"]:
+            problems.append(f"{v.page}: formulas left as TeX: {s['untypeset']}")
+        if s["mathjaxErrors"]:
+            problems.append(f"{v.page}: MathJax errors: {s['mathjaxErrors']}")
+        for match in RAW_TEX.finditer(s["text"]):
+            snippet = s["text"][max(0, match.start() - 40) : match.end() + 40]
+            problems.append(f"{v.page}: raw TeX in the text: {snippet!r}")
+            break
+    assert not problems, "\n".join(problems)
+
+
+def test_math_pages_use_mathjax_3(visits):
+    chapter = visits["chapters/07_ndcg.html"].state
+    assert chapter["mathElements"] > 0, "the nDCG chapter shows no formula"
+    assert chapter["mathjaxVersion"] and chapter["mathjaxVersion"].startswith("3."), chapter
+
+
+def test_every_image_loads(visits):
+    broken = [f"{v.page}: {i['src']}" for v in visits.values() for i in v.state["images"]
+              if not i["ok"]]
+    assert not broken, "images that did not load:\n" + "\n".join(broken)
+
+
+def test_no_request_leaves_the_machine(visits, server):
+    base, _ = server
+    outside = [
+        f"{v.page}: {url}"
+        for v in visits.values()
+        for url in v.requests
+        # chrome://, data:, blob: and the like never leave the browser
+        if urlsplit(url).scheme in ("http", "https", "ws", "wss", "ftp") and not url.startswith(base)
+    ]
+    assert not outside, "requests to other hosts:\n" + "\n".join(outside)
+
+
+def test_no_request_to_the_site_failed(visits, server):
+    _, log = server
+    failed = sorted({f"{code} {path}" for path, code in log
+                     if code >= 400 and not path.startswith("/favicon.ico")})
+    assert not failed, "the local server answered with errors:\n" + "\n".join(failed)
+
+
+@functools.cache
+def ids_of(url: str) -> set[str]:
+    with urllib.request.urlopen(url, timeout=30) as response:
+        html = response.read().decode("utf-8", errors="replace")
+    return set(re.findall(r'\b(?:id|name)="([^"]+)"', html))
+
+
+def test_every_same_site_link_resolves(visits, server):
+    base, _ = server
+    links: dict[str, set[str]] = {}
+    for v in visits.values():
+        for href in v.state["links"]:
+            if href.startswith(base):
+                links.setdefault(href, set()).add(v.page)
+    assert links
+    broken = []
+    for href, where in sorted(links.items()):
+        url, fragment = urldefrag(href)
+        try:
+            with urllib.request.urlopen(url, timeout=30) as response:
+                ok = response.status == 200
+        except urllib.error.HTTPError as err:
+            ok = False
+            broken.append(f"{err.code} {href} (from {sorted(where)[0]})")
+        if ok and fragment and url.endswith(".html"):
+            if unquote(fragment) not in ids_of(url):
+                broken.append(f"no anchor #{fragment} in {url} (from {sorted(where)[0]})")
+    assert not broken, "broken links:\n" + "\n".join(broken)
+
+
+def test_search_finds_the_ndcg_chapter(server, driver):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    base, _ = server
+    driver.get(base + "search.html?q=nDCG")
+    summary = WebDriverWait(driver, 60).until(
+        lambda d: [e for e in d.find_elements(By.CSS_SELECTOR, "#search-results .search-summary")
+                   if "finished" in e.text.lower()]
+    )
+    results = driver.find_elements(By.CSS_SELECTOR, "#search-results li a")
+    assert results, summary[0].text
+    hrefs = [a.get_attribute("href") for a in results]
+    assert any(urlsplit(h).path.endswith("/chapters/07_ndcg.html") for h in hrefs), hrefs
+
+
+def test_screenshots_were_taken(visits):
+    for name, _ in SCREENSHOTS.values():
+        shot = ROOT / "screenshots" / name
+        assert shot.is_file() and shot.stat().st_size > 10_000, shot

@@ -1,0 +1,188 @@
+"""The built HTML, read as files: self-contained, complete, and with the reader features.
+
+No browser needed. The companion test_browser.py opens the same pages in Chromium.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from html.parser import HTMLParser
+from urllib.parse import urlsplit
+
+import pytest
+from _site import ROOT, chapter_files
+
+import rankeval
+
+# Elements whose attribute makes the browser fetch something as the page loads.
+# An <a href> is a link the reader may follow, not a load, and is not listed.
+LOADING_ATTRIBUTES = {
+    "script": ("src",),
+    "link": ("href",),
+    "img": ("src", "srcset"),
+    "iframe": ("src",),
+    "frame": ("src",),
+    "source": ("src", "srcset"),
+    "video": ("src", "poster"),
+    "audio": ("src",),
+    "track": ("src",),
+    "embed": ("src",),
+    "object": ("data",),
+    "input": ("src",),
+    "image": ("href", "xlink:href"),
+    "use": ("href", "xlink:href"),
+}
+# An address of a script, stylesheet or font written into an inline script: a load waiting
+# to happen (Thebe's loader used to name unpkg.com this way).
+SCRIPT_URL = re.compile(r"""(?:https?:)?//[^\s"'`]+\.(?:js|mjs|css|woff2?|ttf|otf)\b""")
+CSS_URL = re.compile(r"""url\(\s*['"]?([^'")\s]+)|@import\s+(?:url\()?\s*['"]([^'"]+)""")
+
+
+def is_external(url: str) -> bool:
+    """True if the URL names another host (http://x, https://x, //x, ...)."""
+    url = url.strip()
+    if url.startswith("//"):
+        return True
+    scheme = urlsplit(url).scheme.lower()
+    return scheme not in ("", "data", "blob", "about", "javascript", "mailto")
+
+
+class Loads(HTMLParser):
+    """Collects every URL a page would load: attributes, inline styles, <style> blocks."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.urls: list[tuple[str, str]] = []
+        self._in_style = False
+        self._in_script = False
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        for name in LOADING_ATTRIBUTES.get(tag, ()):
+            value = attrs.get(name)
+            if not value:
+                continue
+            if tag == "link" and (attrs.get("rel") or "").lower() == "canonical":
+                continue  # names the page's address; nothing is fetched
+            for part in value.split(",") if name == "srcset" else [value]:
+                self.urls.append((f"<{tag} {name}>", part.strip().split(" ")[0]))
+        if attrs.get("style"):
+            self.urls += [(f"<{tag} style>", u) for u in css_urls(attrs["style"])]
+        self._in_style = tag == "style"
+        self._in_script = tag == "script" and not attrs.get("src")
+
+    def handle_endtag(self, tag):
+        self._in_style = self._in_script = False
+
+    def handle_data(self, data):
+        if self._in_style:
+            self.urls += [("<style>", u) for u in css_urls(data)]
+        if self._in_script:
+            self.urls += [("<script> text", u) for u in SCRIPT_URL.findall(data)]
+
+
+def css_urls(css: str) -> list[str]:
+    return [a or b for a, b in CSS_URL.findall(css)]
+
+
+def test_no_page_loads_anything_from_another_host(site, pages):
+    offenders = []
+    for page in pages:
+        parser = Loads()
+        parser.feed((site / page).read_text(encoding="utf-8"))
+        offenders += [f"{page}: {where} {url}" for where, url in parser.urls if is_external(url)]
+    assert not offenders, "pages load from other hosts:\n" + "\n".join(offenders)
+
+
+def test_no_stylesheet_loads_anything_from_another_host(site):
+    """Fonts and @imports inside the theme's CSS (Google Fonts and the like) count too."""
+    offenders = []
+    for css in sorted((site / "_static").rglob("*.css")):
+        for url in css_urls(css.read_text(encoding="utf-8", errors="replace")):
+            if is_external(url):
+                offenders.append(f"{css.relative_to(site)}: {url}")
+    assert not offenders, "stylesheets load from other hosts:\n" + "\n".join(offenders)
+
+
+def test_mathjax_3_is_served_by_the_site(site):
+    script = site / "_static" / "mathjax" / "tex-mml-chtml.js"
+    assert script.is_file(), "MathJax was not copied into the build (see _ext/offline_site.py)"
+    assert re.search(r'VERSION\s*=\s*"3\.|version:"3\.|"3\.\d+\.\d+"', script.read_text()[:300_000])
+    fonts = list((site / "_static" / "mathjax" / "output" / "chtml" / "fonts").rglob("*.woff"))
+    assert fonts, "MathJax's CHTML fonts are missing"
+    chapter = (site / "chapters" / "07_ndcg.html").read_text(encoding="utf-8")
+    assert 'src="../_static/mathjax/tex-mml-chtml.js"' in chapter
+
+
+def section_of(html: str, anchor: str) -> str:
+    """The HTML of one API entry: from its <dt id=anchor> to the next entry."""
+    start = html.index(f'id="{anchor}"')
+    end = html.find('<dl class="py ', start)
+    return html[start : end if end != -1 else len(html)]
+
+
+def test_api_page_documents_every_public_name(site):
+    html = (site / "reference" / "api.html").read_text(encoding="utf-8")
+    missing = [name for name in rankeval.__all__ if f'id="rankeval.{name}"' not in html]
+    assert not missing, f"reference/api.rst lacks an autofunction for: {missing}"
+
+
+@pytest.mark.parametrize("name", rankeval.__all__)
+def test_api_entry_links_to_its_chapter(site, name):
+    doc = getattr(rankeval, name).__doc__ or ""
+    chapters = re.findall(r"Chapter: :doc:`/?(chapters/\w+)`", doc)
+    if not chapters:
+        pytest.skip(f"rankeval.{name} has no 'Chapter:' line in its docstring yet")
+    html = (site / "reference" / "api.html").read_text(encoding="utf-8")
+    entry = section_of(html, f"rankeval.{name}")
+    for chapter in chapters:
+        assert f'href="../{chapter}.html"' in entry, f"rankeval.{name} does not link to {chapter}"
+
+
+@pytest.mark.parametrize("chapter", chapter_files())
+def test_chapter_offers_its_notebook_for_download(site, chapter):
+    html = (site / f"{chapter}.html").read_text(encoding="utf-8")
+    link = f"../_sources/{chapter}.ipynb"
+    assert f'href="{link}"' in html, f"{chapter}.html has no download button for its notebook"
+    offered = json.loads((site / "_sources" / f"{chapter}.ipynb").read_text(encoding="utf-8"))
+    source = json.loads((ROOT / f"{chapter}.ipynb").read_text(encoding="utf-8"))
+    assert offered["nbformat"] == 4
+    assert offered["cells"][0]["source"] == source["cells"][0]["source"]
+    assert any(cell.get("outputs") for cell in offered["cells"]), "notebook without outputs"
+
+
+def test_execution_page_lists_every_chapter_with_its_run_time(site):
+    html = (site / "reference" / "execution.html").read_text(encoding="utf-8")
+    rows = re.findall(r"<tr[^>]*>(.*?)</tr>", html, re.DOTALL)
+    cells = [re.findall(r"<td[^>]*>(.*?)</td>", row, re.DOTALL) for row in rows]
+    cells = [[re.sub(r"<[^>]+>", "", c).strip() for c in row] for row in cells if row]
+    by_doc = {row[0]: row for row in cells}
+    for chapter in chapter_files():
+        assert chapter in by_doc, f"{chapter} is missing from the execution table"
+        row = by_doc[chapter]
+        assert any(re.fullmatch(r"\d+(\.\d+)?", c) for c in row), f"no run time for {chapter}: {row}"
+        assert "✅" in row, f"{chapter} did not execute cleanly: {row}"
+
+
+def test_bibliography_lists_every_entry(site):
+    bib = (ROOT / "references.bib").read_text(encoding="utf-8")
+    keys = re.findall(r"^@\w+\{([^,\s]+),", bib, re.MULTILINE)
+    html = (site / "reference" / "bibliography.html").read_text(encoding="utf-8")
+    entries = re.findall(r'<div class="citation" id="([^"]+)"', html)
+    assert len(keys) >= 8
+    assert len(entries) == len(keys), (keys, entries)
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html)).lower()
+    for title in re.findall(r"^\s*title\s*=\s*\{(.+)\},$", bib, re.MULTILINE):
+        words = re.sub(r"[{}]", "", title).lower().split()[:3]
+        assert " ".join(words) in text, f"bibliography lacks {title!r}"
+
+
+def test_landing_page_says_what_the_book_is_and_where_to_start(site):
+    html = (site / "index.html").read_text(encoding="utf-8")
+    target = re.search(r'url=([^"]+)"', html)  # Jupyter Book's index redirects to the root page
+    landing = site / (target.group(1) if target else "index.html")
+    text = landing.read_text(encoding="utf-8")
+    assert "Ranking Evaluation, executable" in text
+    assert 'href="chapters/01_why_ranking.html"' in text
+    assert 'href="reference/api.html"' in text
