@@ -5,7 +5,8 @@ driven by Selenium through Debian's ChromeDriver, opens each page once and recor
 a reader would meet. The tests below then check, for every page: no JavaScript error in
 the console, every formula typeset by MathJax, every image loaded, every same-site link
 answered, and no request to any other host. The search page must find the nDCG chapter.
-Three screenshots go to screenshots/ (the README shows them).
+Three screenshots go to _build/screenshots/; with UPDATE_SCREENSHOTS=1 they are also copied
+to screenshots/, the committed ones the README shows (so a plain check leaves git clean).
 
 Nothing is downloaded: the browser and its driver are named explicitly, so Selenium
 Manager never runs (and SE_OFFLINE=true forbids it to fetch anything if it did).
@@ -17,6 +18,7 @@ import functools
 import http.server
 import os
 import re
+import shutil
 import threading
 import time
 import urllib.error
@@ -27,6 +29,7 @@ from urllib.parse import unquote, urldefrag, urlsplit
 import pytest
 from _site import ROOT, browser_paths, missing
 
+SHOTS = ROOT / "_build" / "screenshots"
 SCREENSHOTS = {
     "index.html": ("landing.png", None),
     "chapters/07_ndcg.html": ("chapter_ndcg.png", "section section h2"),
@@ -171,8 +174,8 @@ def requested_urls(browser) -> list[str]:
 def visits(server, driver, pages) -> dict[str, Visit]:
     """Open every page once; keep what the checks below need. Takes the screenshots."""
     base, _ = server
-    shots = ROOT / "screenshots"
-    shots.mkdir(exist_ok=True)
+    shots = SHOTS
+    shots.mkdir(parents=True, exist_ok=True)
     result = {}
     for page in pages:
         driver.get_log("browser"), requested_urls(driver)  # drop what came before
@@ -192,6 +195,8 @@ def visits(server, driver, pages) -> dict[str, Visit]:
                 )
                 time.sleep(0.3)
             driver.save_screenshot(str(shots / name))
+            if os.environ.get("UPDATE_SCREENSHOTS") == "1":
+                shutil.copy(shots / name, ROOT / "screenshots" / name)
     return result
 
 
@@ -308,5 +313,5 @@ def test_search_finds_the_ndcg_chapter(server, driver):
 
 def test_screenshots_were_taken(visits):
     for name, _ in SCREENSHOTS.values():
-        shot = ROOT / "screenshots" / name
+        shot = SHOTS / name
         assert shot.is_file() and shot.stat().st_size > 10_000, shot
