@@ -27,11 +27,11 @@ def average_precision(relevance, k=None, *, n_relevant=None, threshold=1):
     n_relevant : int or array_like of shape (n_queries,), optional
         The denominator: how many relevant items the query has in all. By
         default (``None``) the relevant items found in the top ``k`` of the
-        given list, :math:`\sum_{i \le k} \text{rel}(i)`: the formula of the
-        "Ranking Evaluation" source and the AP@k of the "Comprehensive Guide".
+        given list, :math:`\sum_{i \le k} \text{rel}(i)`: the formula of
+        *Ranking Evaluation* and the AP@k of the *Comprehensive Guide*.
         Pass the number of items judged relevant for the query, retrieved or
-        not, for the other definition ("Ranking Metrics", the notebook's code,
-        trec_eval's ``map`` and ``map_cut``). Must not be smaller than the
+        not, for the other definition (*Ranking Metrics*, the item-list
+        notebook's code, trec_eval's ``map`` and ``map_cut``). Must not be smaller than the
         relevant items in the whole given list.
     threshold : float, default=1
         A grade ``>= threshold`` counts as relevant.
@@ -65,11 +65,11 @@ def average_precision(relevance, k=None, *, n_relevant=None, threshold=1):
     relevant documents in the judgments (qrels) of the query, retrieved or
     not; to match it, pass that number as ``n_relevant``. Its ``map_cut.k``
     truncates the sum at rank ``k`` but still divides by all relevant
-    documents, so AP@k there never exceeds ``k / R_q``. The "Comprehensive
-    Guide" source's AP@k divides by the relevant items in the top ``k`` (the
-    default here).
-    A third convention (common in recommender-system code) divides by
-    :math:`\min(k, R_q)`; it is not offered here.
+    documents, so AP@k there never exceeds ``k / R_q``. The
+    *Comprehensive Guide*'s AP@k divides by the relevant items in the top
+    ``k`` (the default here). A third convention (common in
+    recommender-system code) divides by :math:`\min(k, R_q)`; it is not
+    offered here.
 
     AP equals the area under the precision-recall curve drawn as a step
     function (precision :math:`P(i)` held over each recall step of width
@@ -88,15 +88,15 @@ def average_precision(relevance, k=None, *, n_relevant=None, threshold=1):
 
     Examples
     --------
-    Ranking B of the "Ranking Evaluation" source, relevant at ranks 1, 3, 5:
+    Ranking B of *Ranking Evaluation*, relevant at ranks 1, 3, 5:
     AP = (1 + 2/3 + 3/5) / 3.
 
     >>> from rankeval import average_precision
     >>> average_precision([1, 0, 1, 0, 1])
     0.7556
 
-    AP@5 of the two queries of the "Comprehensive Guide" source (relevant at
-    ranks 1, 3, 4 and at 2, 4, 5), and MAP@5 as their mean:
+    AP@5 of the two queries of the *Comprehensive Guide* (relevant at ranks
+    1, 3, 4 and at 2, 4, 5), and MAP@5 as their mean:
 
     >>> ap = average_precision([[1, 0, 1, 1, 0], [0, 1, 0, 1, 1]], k=5)
     >>> ap

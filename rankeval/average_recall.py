@@ -15,7 +15,7 @@ __all__ = ["average_recall"]
 def average_recall(relevance, k=None, *, n_relevant=None, threshold=1):
     r"""Mean of the recalls R@i taken at the ranks i that hold a relevant item.
 
-    This is the AR of the "Ranking Evaluation" source, the recall twin of
+    This is the AR of *Ranking Evaluation* (the course text), the recall twin of
     :func:`rankeval.average_precision`. Read the warning in the Notes before
     using it to compare rankings: its value does not depend on where the
     relevant items stand, only on how many of them the top ``k`` holds.
@@ -53,8 +53,8 @@ def average_recall(relevance, k=None, *, n_relevant=None, threshold=1):
     .. math:: \text{AR@}k = \frac{\sum_{i=1}^{k} R(i)\,\text{rel}(i)}
        {\sum_{i=1}^{k} \text{rel}(i)}
 
-    which is the source's definition with the outer denominator it gives
-    (the relevant items in the top ``k``).
+    which is the definition of *Ranking Evaluation* with the outer
+    denominator it gives (the relevant items in the top ``k``).
 
     *Warning: AR ignores positions.* At the j-th relevant rank the recall is
     exactly :math:`j/R`, wherever that rank lies. With :math:`m` relevant
@@ -81,7 +81,7 @@ def average_recall(relevance, k=None, *, n_relevant=None, threshold=1):
 
     Examples
     --------
-    The "Ranking Evaluation" source's query "neural networks", relevant at
+    *Ranking Evaluation*'s query "neural networks", relevant at
     ranks 1, 3, 5 and 8 (four relevant items in all): the recalls at those
     ranks are 1/4, 2/4, 3/4, 4/4.
 

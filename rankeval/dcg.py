@@ -184,12 +184,13 @@ def dcg(
         Cut-off: only positions ``1..k`` count. ``None`` means the whole list; a
         ``k`` past the end of a list adds nothing for the missing positions.
     gain : {"linear", "exponential"} or callable, default="linear"
-        Gain of a grade :math:`g`. ``"linear"``: the grade itself, as the first
-        two sources and trec_eval use. ``"exponential"``: :math:`2^g - 1`, the
-        form of the fourth and fifth sources (the fourth source's ``method=1``),
-        which stresses the top grades. A callable receives a 1-D float array of
-        grades and must return an array of the same shape of finite gains
-        ``>= 0``.
+        Gain of a grade :math:`g`. ``"linear"``: the grade itself, as
+        *Ranking Evaluation*, *Ranking Metrics* and trec_eval use.
+        ``"exponential"``: :math:`2^g - 1`, the form of
+        *Model Evaluation, Part 4* (its ``method=1``) and of the
+        *Comprehensive Guide*, which stresses the top grades. A callable
+        receives a 1-D float array of grades and must return an array of the
+        same shape of finite gains ``>= 0``.
     discount : str or callable, default="log2"
         Discount :math:`d(i)` of position :math:`i` (the gain is divided by it):
 
@@ -200,12 +201,12 @@ def dcg(
           position, so it rescales DCG and leaves nDCG unchanged.
         * ``"jarvelin"``: :math:`\max(1, \log_b i)`, :math:`b` = ``log_base``,
           Järvelin and Kekäläinen's original DCG (see Notes); with
-          :math:`b = 2` it is the fourth source's ``method=0``.
+          :math:`b = 2` it is ``method=0`` of *Model Evaluation, Part 4*.
         * ``"linear"``: :math:`i`.
         * ``"exponential"``: :math:`a^{i-1}` with :math:`a` = ``exp_base``.
         * ``"power"`` (alias ``"zipf"``): :math:`(i + p)^s` with :math:`p` =
           ``power_shift`` and :math:`s` = ``power_exponent``, the Zipf-law form
-          of the first source.
+          of *Ranking Evaluation*.
         * ``"none"``: 1 at every position, i.e. plain cumulative gain (CG).
         * a callable: receives the positions ``1..n`` as a float array of shape
           ``(n,)`` and returns ``(n,)`` discounts, finite, ``> 0`` and
@@ -241,10 +242,10 @@ def dcg(
     :math:`i \ge b` is divided by :math:`\log_b i`, i.e.
     :math:`d(i) = \max(1, \log_b i)`. With :math:`b = 2` the first two ranks
     count fully, :math:`\text{DCG} = g_1 + \sum_{i \ge 2} g_i / \log_2 i`, which
-    is ``discount="jarvelin"`` and the fourth source's ``method=0`` (there
-    called "standard"). Burges et al. (2005) wrote the now usual form
+    is ``discount="jarvelin"`` and ``method=0`` of *Model Evaluation, Part 4*
+    (there called "standard"). Burges et al. (2005) wrote the now usual form
     :math:`(2^{g} - 1) / \log_2(i + 1)`, which discounts every rank from the
-    second on and is the fourth source's ``method=1``; trec_eval keeps the
+    second on and is its ``method=1``; trec_eval keeps the
     :math:`\log_2(i + 1)` discount with linear gain.
 
     Chapter: :doc:`/chapters/07_ndcg`.
@@ -260,7 +261,7 @@ def dcg(
 
     Examples
     --------
-    The first source's film ranking, grades 3, 3, 0, 3, 2:
+    *Ranking Evaluation*'s film ranking, grades 3, 3, 0, 3, 2:
 
     >>> from rankeval import dcg
     >>> round(dcg([3, 3, 0, 3, 2]), 4)  # 3 + 3/log2(3) + 0 + 3/log2(5) + 2/log2(6)
@@ -355,13 +356,14 @@ def ndcg(
     ideal : array_like or list of array_like, optional
         The grades from which the ideal ranking is built (they are sorted by
         gain, best first). ``None`` (default): the ranking's own grades, as the
-        first and fourth sources' code and scikit-learn's ``ndcg_score`` do.
+        example of *Ranking Evaluation*, the code of *Model Evaluation, Part 4*
+        and scikit-learn's ``ndcg_score`` do.
         Otherwise every judged grade of the query, retrieved or not, as
         trec_eval does: a 1-D sequence when ``relevance`` is one query, a list
         of sequences (or a 2-D array) with one entry per query for a batch. It
         must contain the grades of the ranked items (use ``[0]`` for a query
         with no relevant judgment). Binary relevance with ``n`` relevant items
-        is ``ideal=[1] * n`` (the third source's ``compute_IDCG(n)``).
+        is ``ideal=[1] * n`` (the item-list notebook's ``compute_IDCG(n)``).
 
     Returns
     -------
@@ -397,13 +399,13 @@ def ndcg(
 
     Examples
     --------
-    The first source's film ranking; the ideal order is 3, 3, 3, 2, 0:
+    *Ranking Evaluation*'s film ranking; the ideal order is 3, 3, 3, 2, 0:
 
     >>> from rankeval import ndcg
     >>> round(ndcg([3, 3, 0, 3, 2]), 4)
     0.9592
 
-    The third source's binary example: b and f are relevant, the ranking c, a,
+    The item-list notebook's binary example: b and f are relevant, the ranking c, a,
     f, b, g, e, d puts them third and fourth; IDCG counts two relevant items:
 
     >>> r = [0, 0, 1, 1, 0, 0, 0]

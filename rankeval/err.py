@@ -95,7 +95,7 @@ def err(
     transform : {"exponential", "sigmoid", "probability"}, default="exponential"
         How a grade :math:`g` becomes the stopping probability :math:`R`:
 
-        - ``"exponential"`` (Chapelle et al. 2009 and the first source):
+        - ``"exponential"`` (Chapelle et al. 2009 and *Ranking Evaluation*):
           :math:`R = (2^g - 1) / 2^{g_{\max}}`, with ``max_grade`` required;
         - ``"sigmoid"``: :math:`R = 1 / (1 + e^{-\alpha (g - \beta)})`;
         - ``"probability"``: the grades already are the probabilities, in [0, 1].
@@ -114,8 +114,9 @@ def err(
     persistence : float, default=1.0
         :math:`\gamma \in (0, 1]`, the probability that a user who was *not*
         satisfied by an item goes on to the next one (the cascade with
-        abandonment described in the fifth source). ``1`` is the standard ERR
-        of Chapelle et al.; ``< 1`` gives a different, smaller metric.
+        abandonment described in the *Comprehensive Guide*). ``1`` is the
+        standard ERR of Chapelle et al.; ``< 1`` gives a different, smaller
+        metric.
 
     Returns
     -------
@@ -135,7 +136,7 @@ def err(
     The standard trec_eval does not compute ERR; the TREC Web track script
     ``gdeval`` reports ERR@k with the exponential map, :math:`\gamma = 1` and
     the maximum grade given by its ``-j`` option; that is the convention used
-    here and in the first source's worked example.
+    here and in the worked example of *Ranking Evaluation*.
 
     Chapter: :doc:`/chapters/08_err`.
 
@@ -146,7 +147,7 @@ def err(
 
     Examples
     --------
-    The first source's search for smartphone reviews, grades 3, 2, 3, 1, 0 on
+    *Ranking Evaluation*'s search for smartphone reviews, grades 3, 2, 3, 1, 0 on
     a 0..3 scale: :math:`R = 7/8, 3/8, 7/8, 1/8, 0`.
 
     >>> from rankeval import err

@@ -173,7 +173,7 @@ def graded_average_precision(
 
     Examples
     --------
-    The "Ranking Evaluation" source's sci-fi movies, grades 3, 3, 0, 3, 2 on
+    *Ranking Evaluation*'s sci-fi movies, grades 3, 3, 0, 3, 2 on
     a 0..3 scale, users' thresholds uniform over 1, 2, 3:
 
     >>> from rankeval import graded_average_precision, average_precision

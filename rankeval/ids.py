@@ -196,7 +196,7 @@ def relevance_vector(ranking, judgments, *, default=0):
 
     Examples
     --------
-    Items a to e ranked in order, b and e relevant (the second source):
+    Items a to e ranked in order, b and e relevant (the item-list notebook):
 
     >>> from rankeval import relevance_vector, precision_at_k, recall_at_k
     >>> r = relevance_vector(["a", "b", "c", "d", "e"], {"b", "e"})
@@ -218,7 +218,8 @@ def relevance_vector(ranking, judgments, *, default=0):
     >>> precision_at_k(batch, k=2)
     array([0.5, 1. ])
 
-    A ranking that shows an item twice is refused:
+    A ranking that shows an item twice (method B of the item-list notebook) is
+    refused:
 
     >>> relevance_vector(["b", "a", "g", "c", "g", "f", "e"], {"b", "f"})  # doctest: +ELLIPSIS
     Traceback (most recent call last):

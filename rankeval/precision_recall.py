@@ -49,8 +49,8 @@ def hits_at_k(relevance, k=None, *, threshold=1):
 
     Examples
     --------
-    Items b and e are relevant in the ranking a, b, c, d, e; the top three
-    hold one of them:
+    Items b and e are relevant in the ranking a, b, c, d, e (the item-list
+    notebook); the top three hold one of them:
 
     >>> from rankeval import hits_at_k
     >>> hits_at_k([0, 1, 0, 0, 1], k=3)
@@ -76,9 +76,10 @@ def precision_at_k(relevance, k=None, *, threshold=1, divide_by="k"):
         A grade ``>= threshold`` counts as relevant.
     divide_by : {"k", "retrieved"}, default="k"
         Denominator when the list is shorter than ``k``. ``"k"`` (trec_eval, and
-        the second source's code) treats missing positions as non-relevant;
+        the code of the item-list notebook) treats missing positions as non-relevant;
         ``"retrieved"`` divides by ``min(k, n_items)``, the items actually shown,
-        which is what the third source's ``np.mean(r[:k])`` computes.
+        which is what ``np.mean(r[:k])`` in *Model Evaluation, Part 4*
+        computes.
 
     Returns
     -------
@@ -98,7 +99,8 @@ def precision_at_k(relevance, k=None, *, threshold=1, divide_by="k"):
 
     Examples
     --------
-    Seven documents A to G; the top five hold three relevant ones (A, C, G):
+    The *Comprehensive Guide*'s seven documents A to G; the top five hold three
+    relevant ones (A, C, G):
 
     >>> from rankeval import precision_at_k
     >>> precision_at_k([1, 0, 1, 0, 1, 1, 0], k=5) == 3 / 5
@@ -151,8 +153,8 @@ def recall_at_k(relevance, k=None, *, n_relevant=None, threshold=1):
 
     Examples
     --------
-    The top five hold three of the four relevant documents (A, C, G of
-    A, C, F, G), F being ranked sixth:
+    In the *Comprehensive Guide*'s example the top five hold three of the four
+    relevant documents (A, C, G of A, C, F, G), F being ranked sixth:
 
     >>> from rankeval import recall_at_k
     >>> recall_at_k([1, 0, 1, 0, 1, 1, 0], k=5) == 3 / 4

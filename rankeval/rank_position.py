@@ -3,7 +3,8 @@
 Both read the positions of the relevant items directly instead of turning them
 into a score in [0, 1]. With a cut-off ``k`` a position past ``k`` is not
 observed; by default it counts as ``k + 1``, one step past the part of the list
-that was examined (the first source's suggestion for FRP@k).
+that was examined (the suggestion of *Ranking Evaluation*, the course text, for
+FRP@k).
 
 Chapter: :doc:`/chapters/10_mean_rank`.
 """
@@ -97,10 +98,11 @@ def first_relevant_position(relevance, k=None, *, threshold=1, missing="k+1"):
     missing : {"k+1", "nan", "raise"} or float, default="k+1"
         The value of a query with no relevant item in the searched part:
 
-        - ``"k+1"``: one past the cut-off, the first source's constant for
-          FRP@k. Without ``k`` the cut-off is the list's own length ``n``, so
-          the value is ``n + 1`` ("the user read all ``n`` items and found
-          nothing"); then lists of different lengths get different values.
+        - ``"k+1"``: one past the cut-off, the constant that
+          *Ranking Evaluation* suggests for FRP@k. Without ``k`` the cut-off
+          is the list's own length ``n``, so the value is ``n + 1`` ("the
+          user read all ``n`` items and found nothing"); then lists of
+          different lengths get different values.
         - ``"nan"``: NaN, to leave the query out (``np.nanmean``) or count it
           separately; a plain ``mean`` of the result is then NaN.
         - ``"raise"``: a ValueError naming the first such query, for data in
@@ -115,7 +117,7 @@ def first_relevant_position(relevance, k=None, *, threshold=1, missing="k+1"):
         FRP, a position: an integer in ``[1, k]`` (``[1, n]`` without ``k``)
         when a relevant item is found, else the ``missing`` value (``k + 1``
         by default). **Lower is better.** Its mean over queries is the FRP of
-        the first source; its median is often the more telling summary.
+        *Ranking Evaluation*; its median is often the more telling summary.
 
     Notes
     -----
@@ -140,13 +142,14 @@ def first_relevant_position(relevance, k=None, *, threshold=1, missing="k+1"):
 
     References
     ----------
-    .. [1] First source of the book, "Ranking Evaluation": FRP, and FRP@k with
-       a constant such as k + 1 when the top k hold no relevant item.
+    .. [1] *Ranking Evaluation*, the course text among the book's sources:
+       FRP, and FRP@k with a constant such as k + 1 when the top k hold no
+       relevant item.
 
     Examples
     --------
-    The first source's three queries (machine learning frameworks, neural
-    networks, data visualization) find their first relevant result at
+    The three queries of *Ranking Evaluation* (machine learning frameworks,
+    neural networks, data visualization) find their first relevant result at
     positions 1, 1 and 2:
 
     >>> from rankeval import first_relevant_position
@@ -218,14 +221,15 @@ def mean_rank(relevance, k=None, *, threshold=1, beyond="k+1", n_relevant=None, 
     float or ndarray of shape (n_queries,)
         MR, a mean position in ``[1, k + 1]`` (``[1, n + 1]`` without ``k``)
         with the defaults. **Lower is better.** Its mean over queries is the
-        MR of the first source (each query weighs the same, however many
+        MR of *Ranking Evaluation* (each query weighs the same, however many
         relevant items it has).
 
     Notes
     -----
     Let :math:`\mathcal{R}_q` hold the relevant items of query :math:`q`
-    and :math:`p_r` be the 1-based position of item :math:`r`. The first
-    source averages the positions per query, then over the queries:
+    and :math:`p_r` be the 1-based position of item :math:`r`.
+    *Ranking Evaluation* averages the positions per query, then over the
+    queries:
 
     .. math:: \mathrm{MR}(q) = \frac{1}{|\mathcal{R}_q|}
               \sum_{r \in \mathcal{R}_q} p_r,
@@ -252,13 +256,13 @@ def mean_rank(relevance, k=None, *, threshold=1, beyond="k+1", n_relevant=None, 
 
     References
     ----------
-    .. [1] First source of the book, "Ranking Evaluation": MR, FRP, and the
-       cut-off versions MR@k and FRP@k.
+    .. [1] *Ranking Evaluation*, the course text among the book's sources:
+       MR, FRP, and the cut-off versions MR@k and FRP@k.
 
     Examples
     --------
-    The first source's three queries have their relevant results at positions
-    1, 2, 4, 5, 7, 9; at 1, 3, 5, 8; and at 2, 3, 5, 6:
+    The three queries of *Ranking Evaluation* have their relevant results at
+    positions 1, 2, 4, 5, 7, 9; at 1, 3, 5, 8; and at 2, 3, 5, 6:
 
     >>> from rankeval import mean_rank
     >>> q1 = [1, 1, 0, 1, 1, 0, 1, 0, 1, 0]

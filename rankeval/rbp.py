@@ -74,7 +74,7 @@ def rbp(relevance, k=None, *, p=0.8, return_residual=False):
 
     Examples
     --------
-    The fifth source's seven documents A..G, with A, C, G among the top five
+    The *Comprehensive Guide*'s seven documents A..G, with A, C, G among the top five
     and F sixth: relevant at ranks 1, 3, 5, 6.
 
     >>> from rankeval import rbp

@@ -12,7 +12,7 @@ from rankeval import average_precision, precision_at_k, recall_at_k, relevance_v
 
 
 def test_ranking_evaluation_rankings_a_and_b():
-    # "Ranking Evaluation": A = [R, R, R, N, N] and B = [R, N, R, N, R].
+    # Ranking Evaluation (the course text): A = [R, R, R, N, N] and B = [R, N, R, N, R].
     assert average_precision([1, 1, 1, 0, 0]) == 1.0
     # The source prints "2.27/3 = 0.76": it rounds P@3 = 2/3 to 0.67 before summing.
     # The exact sum is 1 + 2/3 + 3/5 = 34/15 = 2.2667, so AP = 0.7556 (0.76 to 2 d.p.).
@@ -47,7 +47,7 @@ def test_ranking_evaluation_three_query_map():
 
 
 def test_notebook_items_a_to_g():
-    # Notebook source: items a..g, relevant b and f; its AP divides by len(rel_items) = 2.
+    # The item-list notebook: items a..g, relevant b and f; its AP divides by len(rel_items) = 2.
     judged = {"b", "f"}
     r1 = relevance_vector(["c", "b", "f", "a", "g", "e", "d"], judged)
     assert average_precision(r1) == pytest.approx((1 / 2 + 2 / 3) / 2)  # printed 0.5833: right
@@ -67,7 +67,7 @@ def test_notebook_items_a_to_g():
 
 
 def test_model_evaluation_single_ranking_and_four_queries():
-    # "Model Evaluation, Part 4": its code prints these with :.4f (outputs not shown).
+    # Model Evaluation, Part 4: its code prints these with :.4f (outputs not shown).
     assert average_precision([1, 0, 1, 0, 1, 0, 0, 1, 0, 1]) == pytest.approx(
         (1 + 2 / 3 + 3 / 5 + 4 / 8 + 5 / 10) / 5
     )
@@ -89,6 +89,7 @@ def test_model_evaluation_single_ranking_and_four_queries():
 
 
 def test_comprehensive_guide_ap_at_5():
+    # The Comprehensive Guide, AP@5 of two queries.
     # Q1: relevant at 1, 3, 4 (printed 0.81); Q2: irrelevant at 1 and 3, so relevant at
     # 2, 4, 5 (printed 0.53). Both printed values are the exact ones rounded to 2 d.p.
     ap = average_precision([[1, 0, 1, 1, 0], [0, 1, 0, 1, 1]], k=5)
@@ -100,7 +101,7 @@ def test_comprehensive_guide_ap_at_5():
 
 
 def test_denominator_conventions_at_k():
-    # Seven documents, relevant at 1, 3, 4 and 6: AP@5 of the guide divides by the 3
+    # Seven documents, relevant at 1, 3, 4 and 6: AP@5 of the Comprehensive Guide divides by the 3
     # relevant items in the top 5; trec_eval's map_cut.5 divides by all 4.
     r = [1, 0, 1, 1, 0, 1, 0]
     assert average_precision(r, 5) == pytest.approx((1 + 2 / 3 + 3 / 4) / 3)

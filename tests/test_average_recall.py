@@ -1,4 +1,4 @@
-"""Average recall (AR) and MAR: the source's definition, its closed form, oracle, errors."""
+"""Average recall (AR) and MAR: the definition of Ranking Evaluation, its closed form, oracle, errors."""
 
 import numpy as np
 import pytest
@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from rankeval import average_precision, average_recall, recall_at_k
 
-# --- worked examples of the source --------------------------------------------------
+# --- worked examples of Ranking Evaluation--------------------------------------------
 
 RANKING_EVALUATION_QUERIES = [
     [1, 1, 0, 1, 1, 0, 1, 0, 1, 0],  # 6 relevant items, all retrieved
@@ -18,7 +18,7 @@ RANKING_EVALUATION_QUERIES = [
 
 
 def test_ranking_evaluation_three_queries():
-    # "Ranking Evaluation" defines AR but gives no example; its MAP queries serve here.
+    # Ranking Evaluation (the course text) defines AR but gives no example; its MAP queries serve here.
     ar = average_recall(RANKING_EVALUATION_QUERIES)
     want = [
         (1 / 6 + 2 / 6 + 3 / 6 + 4 / 6 + 5 / 6 + 6 / 6) / 6,  # = 7/12

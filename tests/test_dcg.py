@@ -15,8 +15,8 @@ log2 = math.log2
 # --- worked examples of the sources -------------------------------------------------
 
 
-def test_first_source_films():
-    # Sci-fi query: grades 3, 3, 0, 3, 2; ideal order 3, 3, 3, 2, 0.
+def test_ranking_evaluation_films():
+    # Ranking Evaluation, sci-fi query: grades 3, 3, 0, 3, 2; ideal order 3, 3, 3, 2, 0.
     films = [3, 3, 0, 3, 2]
     want_dcg = 3 + 3 / log2(3) + 0 / log2(4) + 3 / log2(5) + 2 / log2(6)
     want_idcg = 3 + 3 / log2(3) + 3 / log2(4) + 2 / log2(5) + 0 / log2(6)
@@ -32,8 +32,8 @@ def test_first_source_films():
     assert round(ndcg(films, 5), 3) == 0.959
 
 
-def test_second_source_formula_is_the_default():
-    # DCG = sum_k rel(k) / log2(k + 1) over all retrieved items, linear gain.
+def test_ranking_metrics_formula_is_the_default():
+    # Ranking Metrics: DCG = sum_k rel(k) / log2(k + 1) over all retrieved items, linear gain.
     r = [2, 0, 1, 3]
     assert dcg(r) == pytest.approx(2 / log2(2) + 0 / log2(3) + 1 / log2(4) + 3 / log2(5))
 
@@ -42,12 +42,13 @@ def binary_grades(ranked, relevant):
     return [1 if item in relevant else 0 for item in ranked]
 
 
-def test_third_source_two_rankings():
+def test_notebook_two_rankings():
+    # The item-list notebook: items a..g, b and f relevant.
     relevant = {"b", "f"}
     ranking1 = ["c", "a", "f", "b", "g", "e", "d"]
     ranking2 = list("cbgegaagageg") + ["a", "e", "g", "a", "f"]  # 17 entries, repeats
     assert len(ranking2) == 17 and ranking2.index("b") == 1 and ranking2.index("f") == 16
-    idcg = 1 / log2(2) + 1 / log2(3)  # two relevant items, the source's compute_IDCG(2)
+    idcg = 1 / log2(2) + 1 / log2(3)  # two relevant items, the notebook's compute_IDCG(2)
     r1 = binary_grades(ranking1, relevant)
     r2 = binary_grades(ranking2, relevant)
     # Both printed values (0.5706417..., 0.5338931...) are right.
@@ -58,7 +59,7 @@ def test_third_source_two_rankings():
     assert ndcg(r2) == pytest.approx(ndcg(r2, ideal=[1, 1]))
 
 
-GRADED = [3, 2, 3, 0, 1, 2, 0, 1, 0, 3]  # the fourth source's graded ranking
+GRADED = [3, 2, 3, 0, 1, 2, 0, 1, 0, 3]  # the graded ranking of Model Evaluation, Part 4
 FOUR = {
     "Perfect": [3, 3, 3, 2, 2, 2, 1, 1, 0, 0],
     "Reverse": [0, 0, 1, 1, 2, 2, 2, 3, 3, 3],
@@ -67,8 +68,8 @@ FOUR = {
 }
 
 
-def fourth_source_dcg(r, k, method):
-    """The fourth source's two DCG variants, rewritten as plain loops."""
+def part4_dcg(r, k, method):
+    """The two DCG variants of Model Evaluation, Part 4, rewritten as plain loops."""
     total = 0.0
     for i, g in enumerate(r[:k], start=1):
         if method == 0:  # first rank undiscounted, then log2(i)
@@ -78,12 +79,12 @@ def fourth_source_dcg(r, k, method):
     return total
 
 
-def fourth_source_ndcg(r, k, method):
-    best = fourth_source_dcg(sorted(r, reverse=True), k, method)
-    return 0.0 if best == 0 else fourth_source_dcg(r, k, method) / best
+def part4_ndcg(r, k, method):
+    best = part4_dcg(sorted(r, reverse=True), k, method)
+    return 0.0 if best == 0 else part4_dcg(r, k, method) / best
 
 
-def test_fourth_source_graded_ranking_by_hand():
+def test_model_evaluation_graded_ranking_by_hand():
     # method 1: gains 2^g - 1 = 7, 3, 7, 0, ...; ideal grades 3, 3, 3, 2, 2, 1, 1, 0, 0, 0.
     e = "exponential"
     assert ndcg(GRADED, 1, gain=e) == 7 / 7
@@ -106,15 +107,15 @@ def test_fourth_source_graded_ranking_by_hand():
 @pytest.mark.parametrize("method, options", [(0, {"discount": "jarvelin"}),
                                              (1, {"gain": "exponential"})])
 @pytest.mark.parametrize("ranking", [GRADED, *FOUR.values()])
-def test_fourth_source_ndcg_at_every_k(ranking, method, options):
+def test_model_evaluation_ndcg_at_every_k(ranking, method, options):
     got = [ndcg(ranking, k, **options) for k in range(1, 11)]
-    np.testing.assert_allclose(got, [fourth_source_ndcg(ranking, k, method) for k in range(1, 11)])
+    np.testing.assert_allclose(got, [part4_ndcg(ranking, k, method) for k in range(1, 11)])
     # One batch call gives the same curve.
     batch = ndcg([ranking] * 10, None, **options)
     np.testing.assert_allclose(batch, ndcg(ranking, **options))
 
 
-def test_fourth_source_four_rankings():
+def test_model_evaluation_four_rankings():
     e = "exponential"
     np.testing.assert_allclose([ndcg(FOUR["Perfect"], k, gain=e) for k in range(1, 11)], 1.0)
     assert ndcg(FOUR["Reverse"], 1, gain=e) == 0.0  # grade 0 on top
@@ -127,15 +128,15 @@ def test_fourth_source_four_rankings():
         assert values["Reverse"] == min(values.values())
 
 
-def test_fourth_source_discount_bars():
+def test_model_evaluation_discount_bars():
     # A single grade-1 item at position i contributes 1 / log2(i + 1).
     unit = np.eye(10)
     np.testing.assert_allclose(dcg(unit), [1 / log2(i + 1) for i in range(1, 11)])
     assert dcg(unit)[0] == 1.0 and dcg(unit)[2] == 0.5
 
 
-def test_fifth_source_exponential_gain():
-    # Gains 2^g - 1 for grades 0..5: 0, 1, 3, 7, 15, 31.
+def test_comprehensive_guide_exponential_gain():
+    # The Comprehensive Guide: gains 2^g - 1 for grades 0..5 are 0, 1, 3, 7, 15, 31.
     np.testing.assert_allclose(
         dcg([[0], [1], [2], [3], [4], [5]], gain="exponential"), [0, 1, 3, 7, 15, 31]
     )

@@ -12,10 +12,10 @@ from rankeval import err
 
 # --- worked examples of the sources -------------------------------------------------
 
-SMARTPHONE = [3, 2, 3, 1, 0]  # first source: "smartphone reviews", grades 0..3
+SMARTPHONE = [3, 2, 3, 1, 0]  # Ranking Evaluation: "smartphone reviews", grades 0..3
 
 
-def test_first_source_smartphone_example():
+def test_ranking_evaluation_smartphone_example():
     # R_i = (2^g - 1) / 2^3 = 7/8, 3/8, 7/8, 1/8, 0.
     want = (
         7 / 8
@@ -34,14 +34,14 @@ def test_first_source_smartphone_example():
     assert abs(err(SMARTPHONE, max_grade=3) - slip) > 0.01
 
 
-def test_first_source_stop_probabilities_one_by_one():
+def test_ranking_evaluation_stop_probabilities_one_by_one():
     # ERR@i - ERR@(i-1) = P(stop at i) / i: the per-rank terms of the example.
     stops = [7 / 8, (3 / 8) * (1 / 8), (7 / 8) * (1 / 8) * (5 / 8), (1 / 8) * (1 / 8) * (5 / 8) * (1 / 8), 0]
     at_k = [err(SMARTPHONE, k, max_grade=3) for k in range(1, 6)]
     np.testing.assert_allclose(np.diff([0, *at_k]), [s / i for i, s in enumerate(stops, 1)])
 
 
-def test_first_source_merr_is_mean_of_err():
+def test_ranking_evaluation_merr_is_mean_of_err():
     queries = [SMARTPHONE, [0, 3], [1, 1, 1]]
     values = err(queries, max_grade=3)
     want = [
@@ -53,8 +53,8 @@ def test_first_source_merr_is_mean_of_err():
     assert values.mean() == pytest.approx(sum(want) / 3)
 
 
-def test_fifth_source_continuation_probability():
-    # Fifth source: after an unsatisfying item the user goes on with probability p.
+def test_comprehensive_guide_continuation_probability():
+    # The Comprehensive Guide: after an unsatisfying item the user goes on with probability p.
     p = 0.5
     want = (
         7 / 8

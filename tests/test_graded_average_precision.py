@@ -12,7 +12,7 @@ from rankeval import average_precision, graded_average_precision
 
 
 def test_sci_fi_movies_by_hand():
-    # "Ranking Evaluation" movies, grades 3, 3, 0, 3, 2 (scale 0..3), g_j = 1/3 each, so
+    # Ranking Evaluation's sci-fi movies, grades 3, 3, 0, 3, 2 (scale 0..3), g_j = 1/3 each, so
     # G(1) = 1/3, G(2) = 2/3, G(3) = 1 and delta_mn = G(min(grade_m, grade_n)).
     numerator = (
         1 / 1 * (1)  # rank 1 (grade 3): delta_11 = G(3)
@@ -27,7 +27,7 @@ def test_sci_fi_movies_by_hand():
 
 def test_weighted_average_of_threshold_aps():
     # GAP = sum_j g_j R_j AP_j / sum_j g_j R_j (R_j: items with grade >= j).
-    r = [3, 2, 3, 0, 1, 2, 0, 1, 0, 3]  # "Model Evaluation, Part 4" graded ranking
+    r = [3, 2, 3, 0, 1, 2, 0, 1, 0, 3]  # the graded ranking of Model Evaluation, Part 4
     g = [0.2, 0.3, 0.5]
     counts = [sum(x >= j for x in r) for j in (1, 2, 3)]
     aps = [average_precision(r, threshold=j) for j in (1, 2, 3)]

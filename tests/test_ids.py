@@ -11,8 +11,8 @@ from rankeval import hit_at_k, hits_at_k, precision_at_k, recall_at_k, relevance
 # --- worked examples of the sources -------------------------------------------------
 
 
-def test_second_source_items_a_to_e():
-    # Second source (notebook): ranking a, b, c, d, e; relevant b and e.
+def test_notebook_items_a_to_e():
+    # The item-list notebook: ranking a, b, c, d, e; relevant b and e.
     r = relevance_vector(["a", "b", "c", "d", "e"], ["b", "e"])
     np.testing.assert_array_equal(r, [0, 1, 0, 0, 1])
     assert r.dtype == np.float64 and r.ndim == 1
@@ -21,24 +21,24 @@ def test_second_source_items_a_to_e():
     assert recall_at_k(r, 3) == pytest.approx(1 / 2)
 
 
-def test_second_source_ranking_a():
-    # Second source: A = [c, b, a, f, g, e, d] with relevant b, f.
+def test_notebook_ranking_a():
+    # The item-list notebook: A = [c, b, a, f, g, e, d] with relevant b, f.
     r = relevance_vector(list("cbafged"), {"b", "f"})
     np.testing.assert_array_equal(r, [0, 1, 0, 1, 0, 0, 0])
     assert hits_at_k(r, 3) == 1
     assert recall_at_k(r, 4) == 2 / 2
 
 
-def test_second_source_same_hits_different_order():
-    # Second source: A = [c, b, f, a, g, e, d] and B' = [b, f, g, c, a, e, ...] share hits@3.
+def test_notebook_same_hits_different_order():
+    # The item-list notebook: A = [c, b, f, a, g, e, d] and B' = [b, f, g, c, a, e, ...] share hits@3.
     # (Its B repeats g; here the repeat is dropped, keeping g's first position.)
     a = relevance_vector(list("cbfaged"), {"b", "f"})
     b = relevance_vector(list(dict.fromkeys("bfgcgae")), {"b", "f"})
     assert hits_at_k(a, 3) == hits_at_k(b, 3) == 2
 
 
-def test_fifth_source_documents_a_to_g():
-    # Fifth source: documents A..G, relevant A, C, F, G; the top five hold A, C, G.
+def test_comprehensive_guide_documents_a_to_g():
+    # The Comprehensive Guide: documents A..G, relevant A, C, F, G; the top five hold A, C, G.
     # The text does not give the figure's order; any order with that top five works.
     ranking = ["A", "B", "C", "D", "G", "F", "E"]
     r = relevance_vector(ranking, {"A", "C", "F", "G"})
@@ -50,21 +50,21 @@ def test_fifth_source_documents_a_to_g():
 @pytest.mark.parametrize(
     "ranking, where",
     [
-        # Second source, method B of the introduction: g at positions 3 and 5.
+        # The item-list notebook, method B of the introduction: g at positions 3 and 5.
         (list("bagcgfe"), "'g' at positions 3, 5"),
-        # Second source, AP example, ranking 2.
+        # The item-list notebook, AP example, ranking 2.
         (list("cbgfgae"), "'g' at positions 3, 5"),
-        # Second source, the example after recall (B = [b, f, g, c, g, a, e]).
+        # The item-list notebook, the example after recall (B = [b, f, g, c, g, a, e]).
         (list("bfgcgae"), "'g' at positions 3, 5"),
     ],
 )
-def test_second_source_duplicates_are_named(ranking, where):
+def test_notebook_duplicates_are_named(ranking, where):
     with pytest.raises(ValueError, match=where):
         relevance_vector(ranking, {"b", "f"})
 
 
-def test_second_source_ndcg_ranking_with_many_repeats():
-    # Second source, NDCG example, ranking 2: 17 entries, only 7 distinct items.
+def test_notebook_ndcg_ranking_with_many_repeats():
+    # The item-list notebook, NDCG example, ranking 2: 17 entries, only 7 distinct items.
     ranking = list("cbgegaagagegaegaf")
     with pytest.raises(ValueError) as info:
         relevance_vector(ranking, {"b", "f"})

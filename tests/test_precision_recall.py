@@ -11,22 +11,23 @@ from rankeval import hit_at_k, hits_at_k, precision_at_k, recall_at_k
 # --- worked examples of the sources -------------------------------------------------
 
 
-def test_second_source_items_a_to_e():
-    # Second source (notebook): items a..e, relevant b and e; top three hold b.
+def test_notebook_items_a_to_e():
+    # The item-list notebook: items a..e, relevant b and e; top three hold b.
     ranking = [0, 1, 0, 0, 1]
     assert hits_at_k(ranking, 3) == 1
     assert precision_at_k(ranking, 3) == pytest.approx(1 / 3)
     assert recall_at_k(ranking, 3) == pytest.approx(1 / 2)
 
 
-def test_fifth_source_seven_documents():
-    # Fifth source: documents A..G, relevant A, C, F, G; top five hold A, C, G.
-    ranking = [1, 0, 1, 0, 1, 1, 0]  # positions of A..G as the figure orders them
+def test_comprehensive_guide_seven_documents():
+    # The Comprehensive Guide: documents A..G, relevant A, C, F, G; top five hold A, C, G.
+    ranking = [1, 0, 1, 0, 1, 1, 0]  # A, B, C, D, G, F, E: the text gives no order
     assert precision_at_k(ranking, 5) == pytest.approx(3 / 5)
     assert recall_at_k(ranking, 5) == pytest.approx(3 / 4)
 
 
-def test_third_source_precision_curve():
+def test_model_evaluation_precision_curve():
+    # Model Evaluation, Part 4: P@k for k = 1..10 (its code prints them; outputs not shown).
     ranking = [1, 0, 1, 0, 1, 0, 0, 1, 0, 1]
     got = [precision_at_k(ranking, k) for k in range(1, 11)]
     want = [1, 1 / 2, 2 / 3, 2 / 4, 3 / 5, 3 / 6, 3 / 7, 4 / 8, 4 / 9, 5 / 10]

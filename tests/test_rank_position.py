@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from rankeval import first_relevant_position, mean_rank, reciprocal_rank
 
-# The first source's three queries of its MAP example (relevant results at these positions).
+# The three queries of the MAP example of Ranking Evaluation (relevant results at these positions).
 Q1 = [1, 1, 0, 1, 1, 0, 1, 0, 1, 0]  # 1, 2, 4, 5, 7, 9
 Q2 = [1, 0, 1, 0, 1, 0, 0, 1]  # 1, 3, 5, 8
 Q3 = [0, 1, 1, 0, 1, 1]  # 2, 3, 5, 6
@@ -19,8 +19,8 @@ Q3 = [0, 1, 1, 0, 1, 1]  # 2, 3, 5, 6
 # --- worked examples of the sources -------------------------------------------------
 
 
-def test_first_source_queries_mean_rank():
-    # First source: MR(q) = mean position of q's relevant items; MR = mean over queries.
+def test_ranking_evaluation_queries_mean_rank():
+    # Ranking Evaluation: MR(q) = mean position of q's relevant items; MR = mean over queries.
     mr = mean_rank([Q1, Q2, Q3])
     np.testing.assert_allclose(mr, [(1 + 2 + 4 + 5 + 7 + 9) / 6, (1 + 3 + 5 + 8) / 4,
                                     (2 + 3 + 5 + 6) / 4])
@@ -28,14 +28,14 @@ def test_first_source_queries_mean_rank():
                                        + (2 + 3 + 5 + 6) / 4) / 3)
 
 
-def test_first_source_queries_first_relevant_position():
+def test_ranking_evaluation_queries_first_relevant_position():
     frp = first_relevant_position([Q1, Q2, Q3])
     np.testing.assert_array_equal(frp, [1, 1, 2])
     assert frp.mean() == pytest.approx((1 + 1 + 2) / 3)
 
 
-def test_third_source_five_queries():
-    # Third source: first relevant item at positions 3, 1, 2, 4, 5 (one relevant each,
+def test_model_evaluation_five_queries():
+    # Model Evaluation, Part 4: first relevant item at positions 3, 1, 2, 4, 5 (one relevant each,
     # so MR = FRP); mean FRP = 3.
     rankings = [[0, 0, 1, 0, 0], [1, 0, 0, 0, 0], [0, 1, 0, 0, 0], [0, 0, 0, 1, 0],
                 [0, 0, 0, 0, 1]]
@@ -44,16 +44,16 @@ def test_third_source_five_queries():
     assert first_relevant_position(rankings).mean() == (3 + 1 + 2 + 4 + 5) / 5
 
 
-def test_second_source_rankings_of_a_to_g():
-    # Second source: relevant b, f. Ranking 1 = c, b, f, ... ; ranking 2 = b, f, g, ...
+def test_notebook_rankings_of_a_to_g():
+    # The item-list notebook: relevant b, f. Ranking 1 = c, b, f, ... ; ranking 2 = b, f, g, ...
     r1 = [0, 1, 1, 0, 0, 0, 0]
     r2 = [1, 1, 0, 0, 0, 0, 0]
     assert first_relevant_position(r1) == 2 and mean_rank(r1) == (2 + 3) / 2
     assert first_relevant_position(r2) == 1 and mean_rank(r2) == (1 + 2) / 2
 
 
-def test_first_source_frp_at_k_constant():
-    # First source: with no relevant item in the top k, FRP@k takes a constant such as k+1.
+def test_ranking_evaluation_frp_at_k_constant():
+    # Ranking Evaluation: with no relevant item in the top k, FRP@k takes a constant such as k+1.
     assert first_relevant_position([0, 0, 0, 0, 1], k=3) == 3 + 1
     assert first_relevant_position([0, 0, 1, 0, 1], k=3) == 3
 

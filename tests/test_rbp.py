@@ -10,25 +10,26 @@ from rankeval import rbp
 
 # --- worked examples of the sources -------------------------------------------------
 
-SEVEN = [1, 0, 1, 0, 1, 1, 0]  # fifth source: documents A..G, relevant at ranks 1, 3, 5, 6
+SEVEN = [1, 0, 1, 0, 1, 1, 0]  # Comprehensive Guide: documents A..G, relevant at ranks 1, 3, 5, 6
 
 
-def test_fifth_source_seven_documents():
+def test_comprehensive_guide_seven_documents():
     p = 0.8
     assert rbp(SEVEN, p=p) == pytest.approx((1 - p) * (1 + p**2 + p**4 + p**5))
     assert rbp(SEVEN, 5, p=p) == pytest.approx((1 - p) * (1 + p**2 + p**4))
     assert rbp(SEVEN, p=0.5) == pytest.approx(0.5 * (1 + 1 / 4 + 1 / 16 + 1 / 32))
 
 
-def test_fifth_source_expected_depth_and_utility():
-    # Fifth source: RBP = expected utility / expected depth, depth = 1/(1-p).
+def test_comprehensive_guide_expected_depth_and_utility():
+    # The Comprehensive Guide: RBP = expected utility / expected depth, depth = 1/(1-p).
     p = 0.8
     utility = sum(g * p ** (i - 1) for i, g in enumerate(SEVEN, 1))
     depth = 1 / (1 - p)
     assert rbp(SEVEN, p=p) == pytest.approx(utility / depth)
 
 
-def test_first_source_grades_scaled_into_gains():
+def test_ranking_evaluation_grades_scaled_into_gains():
+    # The smartphone grades of Ranking Evaluation (0..3), divided by the top grade.
     gains = np.array([3, 2, 3, 1, 0]) / 3
     p = 0.5
     assert rbp(gains, p=p) == pytest.approx(0.5 * (1 + (2 / 3) / 2 + 1 / 4 + (1 / 3) / 8))

@@ -10,15 +10,15 @@ from rankeval import hit_at_k, reciprocal_rank
 
 
 def as_grades(ranking, relevant):
-    """Item ids, best first, to 0/1 grades (the second source works with ids)."""
+    """Item ids, best first, to 0/1 grades (the item-list notebook works with ids)."""
     return [int(item in relevant) for item in ranking]
 
 
 # --- worked examples of the sources -------------------------------------------------
 
 
-def test_third_source_five_queries():
-    # Third source: first relevant item at positions 3, 1, 2, 4, 5.
+def test_model_evaluation_five_queries():
+    # Model Evaluation, Part 4: first relevant item at positions 3, 1, 2, 4, 5.
     rankings = [
         [0, 0, 1, 0, 0],
         [1, 0, 0, 0, 0],
@@ -31,19 +31,19 @@ def test_third_source_five_queries():
     assert rr.mean() == pytest.approx((1 / 3 + 1 + 1 / 2 + 1 / 4 + 1 / 5) / 5)
 
 
-def test_second_source_rankings_of_a_to_g():
-    # Second source: items a..g, relevant b and f; it prints 0.5 and 1.0 (both right).
+def test_notebook_rankings_of_a_to_g():
+    # The item-list notebook: items a..g, relevant b and f; it prints 0.5 and 1.0 (both right).
     relevant = {"b", "f"}
     ranking1 = ["c", "b", "f", "a", "g", "e", "d"]
-    ranking2 = ["b", "f", "g", "c", "g", "a", "e"]  # g twice in the source; not relevant
+    ranking2 = ["b", "f", "g", "c", "g", "a", "e"]  # g twice in the notebook; not relevant
     assert reciprocal_rank(as_grades(ranking1, relevant)) == 1 / 2
     assert reciprocal_rank(as_grades(ranking2, relevant)) == 1 / 1
 
 
 @pytest.mark.parametrize("position", range(1, 11))
 def test_single_relevant_item_at_position(position):
-    # Fifth source: a first relevant document at position k gives RR = 1/k; the third
-    # source plots the same curve for positions 1..10.
+    # The Comprehensive Guide: a first relevant document at position k gives RR = 1/k;
+    # Model Evaluation, Part 4 plots the same curve for positions 1..10.
     ranking = [0] * 10
     ranking[position - 1] = 1
     assert reciprocal_rank(ranking) == 1 / position
