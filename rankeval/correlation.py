@@ -206,15 +206,16 @@ def spearman_rho(x, y):
 
     Examples
     --------
-    A predicted ranking of ten items that swaps three neighbouring pairs of
-    the true order 1..10, so that :math:`\sum d_i^2 = 6`:
+    The "Slightly Different" ranking of *Model Evaluation, Part 4* swaps three
+    neighbouring pairs of the true order 1..10, so that :math:`\sum d_i^2 = 6`:
 
     >>> from rankeval import spearman_rho
     >>> rho = spearman_rho(range(1, 11), [1, 3, 2, 4, 6, 5, 7, 9, 8, 10])
     >>> rho, 1 - 6 * 6 / (10 * (10**2 - 1))
     (0.9636, 0.9636)
 
-    The true order against several predictions at once:
+    The true order against several predictions at once (that source's
+    "Identical" and "Reverse" rankings):
 
     >>> spearman_rho(range(1, 11), [range(1, 11), range(10, 0, -1)])
     array([ 1., -1.])
@@ -301,8 +302,9 @@ def kendall_tau(x, y, *, variant="b"):
 
     Examples
     --------
-    Three neighbouring swaps of the true order 1..10 make 3 of the 45 pairs
-    discordant, so :math:`\tau = (42 - 3) / 45`:
+    The three neighbouring swaps of *Model Evaluation, Part 4*'s "Slightly
+    Different" ranking make 3 of the 45 pairs discordant, so
+    :math:`\tau = (42 - 3) / 45`:
 
     >>> from rankeval import kendall_tau
     >>> kendall_tau(range(1, 11), [1, 3, 2, 4, 6, 5, 7, 9, 8, 10])
@@ -377,8 +379,9 @@ def kendall_tau_distance(x, y, *, normalize=False, tie_penalty=0.0):
 
     Examples
     --------
-    Swapping neighbours 2-3, 5-6 and 8-9 of the order 1..10 makes three
-    discordant pairs out of 45:
+    Swapping neighbours 2-3, 5-6 and 8-9 of the order 1..10 (the "Slightly
+    Different" ranking of *Model Evaluation, Part 4*) makes three discordant
+    pairs out of 45:
 
     >>> from rankeval import kendall_tau_distance
     >>> predicted = [1, 3, 2, 4, 6, 5, 7, 9, 8, 10]

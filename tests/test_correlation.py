@@ -53,7 +53,7 @@ def scipy_values(x, y):
 # --- worked examples of the sources -------------------------------------------------
 
 TRUE = list(range(1, 11))
-# Fourth source (003): four predicted rankings of ten items against the true order 1..10.
+# Model Evaluation, Part 4: four predicted rankings of ten items against the true order 1..10.
 IDENTICAL = list(range(1, 11))
 REVERSE = list(range(10, 0, -1))
 SLIGHTLY_DIFFERENT = [1, 3, 2, 4, 6, 5, 7, 9, 8, 10]  # three neighbour swaps
@@ -61,7 +61,7 @@ SWAPPED_PAIRS = [2, 1, 4, 3, 6, 5, 8, 7, 10, 9]  # five neighbour swaps
 N_TERM = 10 * (10**2 - 1)  # n (n^2 - 1) = 990
 
 
-def test_fourth_source_spearman_four_rankings():
+def test_model_evaluation_spearman_four_rankings():
     # Reverse: d = 9, 7, 5, 3, 1, -1, ..., -9, sum d^2 = 2 (81 + 49 + 25 + 9 + 1) = 330.
     assert spearman_rho(TRUE, IDENTICAL) == 1.0
     assert spearman_rho(TRUE, REVERSE) == pytest.approx(1 - 6 * 330 / N_TERM)
@@ -70,7 +70,7 @@ def test_fourth_source_spearman_four_rankings():
     assert spearman_rho(TRUE, SWAPPED_PAIRS) == pytest.approx(1 - 6 * 10 / N_TERM)
 
 
-def test_fourth_source_as_one_batch():
+def test_model_evaluation_as_one_batch():
     predicted = [IDENTICAL, REVERSE, SLIGHTLY_DIFFERENT, SWAPPED_PAIRS]
     want = [1, -1, 1 - 6 * 6 / N_TERM, 1 - 6 * 10 / N_TERM]
     np.testing.assert_allclose(spearman_rho(TRUE, predicted), want)
@@ -78,7 +78,7 @@ def test_fourth_source_as_one_batch():
     np.testing.assert_allclose(spearman_rho(np.array(predicted), [TRUE] * 4), want)
 
 
-def test_fourth_source_kendall_four_rankings():
+def test_model_evaluation_kendall_four_rankings():
     # 45 pairs; each neighbour swap makes one discordant pair.
     predicted = [IDENTICAL, REVERSE, SLIGHTLY_DIFFERENT, SWAPPED_PAIRS]
     np.testing.assert_allclose(
@@ -90,9 +90,9 @@ def test_fourth_source_kendall_four_rankings():
     )
 
 
-def test_fifth_source_inversions_nine_versus_eight():
-    # Fifth source (004): the second list has fewer inversions (8 against 9), yet its
-    # first relevant item stands lower. Our own lists with that property (the source's
+def test_guide_inversions_nine_versus_eight():
+    # The Comprehensive Guide: the second list has fewer inversions (8 against 9), yet its
+    # first relevant item stands lower. Our own lists with that property (the Guide's
     # figure is not in its text): 2 relevant items among 11.
     first = [1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]  # nine non-relevant items above the last one
     second = [0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0]  # four above each relevant item
