@@ -1,0 +1,256 @@
+"""Benchmark: evaluating whole TREC runs with rankeval, pytrec_eval and ranx.
+
+Generates synthetic, seeded TREC runs and qrels, then times for each tool
+
+- ``files``: end to end, reading the qrels and run files included;
+- ``dicts``: from in-memory ``{query: {doc: value}}`` dicts (built before the
+  clock starts, with the same plain parser for every tool);
+
+each in fresh Python processes (``--cold-runs`` subprocesses per tool, mode
+and size), each of which reports the import time, the **first** call (cold:
+nothing imported lazily yet, no page warmed) and the best of ``--repeat``
+further calls (warm), plus the peak resident memory of the process
+(``ru_maxrss``: interpreter, data and tool). The table shows the median over
+the processes (the maximum for memory), which tames a noisy machine.
+The measures are nDCG@10, AP, RR, P@10 and R@100; their means are printed
+too, so that the tools can be seen to agree.
+
+ranx is not a dependency of this project: it is run from a separate virtual
+environment (``--ranx-python``, default ``/tmp/ranxvenv/bin/python``) if one
+exists; otherwise it is skipped with a message.
+
+Usage::
+
+    python benchmarks/bench_runs.py                       # both sizes
+    python benchmarks/bench_runs.py --sizes 10000x100 --repeat 3
+    python benchmarks/bench_runs.py --markdown table.md   # also write a table
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+MEASURES = {  # column -> (rankeval, pytrec_eval, ranx)
+    "nDCG@10": ("nDCG@10", "ndcg_cut_10", "ndcg@10"),
+    "AP": ("AP", "map", "map"),
+    "RR": ("RR", "recip_rank", "mrr"),
+    "P@10": ("P@10", "P_10", "precision@10"),
+    "R@100": ("R@100", "recall_100", "recall@100"),
+}
+REPO = Path(__file__).resolve().parents[1]
+
+
+# --- data -----------------------------------------------------------------------------
+
+
+def generate(directory: Path, n_queries: int, depth: int, seed: int = 0):
+    """Write a run (``depth`` documents per query) and qrels; return their paths.
+
+    Scores have 4 decimals, so some tie; each query has about 40 judged
+    documents: 30 retrieved ones with grades 0..3 and 10 never retrieved.
+    """
+    import numpy as np
+
+    run_path = directory / f"run_{n_queries}x{depth}.txt"
+    qrels_path = directory / f"qrels_{n_queries}x{depth}.txt"
+    if run_path.exists() and qrels_path.exists():
+        return qrels_path, run_path
+    rng = np.random.default_rng(seed)
+    directory.mkdir(parents=True, exist_ok=True)
+    with open(run_path, "w") as run, open(qrels_path, "w") as qrels:
+        for q in range(n_queries):
+            docs = rng.choice(50_000_000, size=depth + 10, replace=False)
+            retrieved, missed = docs[:depth], docs[depth:]
+            scores = np.sort(np.round(rng.gamma(2.0, 3.0, size=depth), 4))[::-1]
+            run.write(
+                "".join(
+                    f"{q} Q0 D{d} {r} {s:.4f} bench\n"
+                    for r, (d, s) in enumerate(zip(retrieved, scores, strict=True), start=1)
+                )
+            )
+            judged = rng.choice(retrieved, size=min(30, depth), replace=False)
+            grades = rng.choice(4, size=judged.size, p=[0.5, 0.25, 0.15, 0.1])
+            lines = [f"{q} 0 D{d} {g}\n" for d, g in zip(judged, grades, strict=True)]
+            lines += [f"{q} 0 D{d} {rng.integers(1, 4)}\n" for d in missed]
+            qrels.write("".join(lines))
+    return qrels_path, run_path
+
+
+def parse_dicts(path: Path, kind: str) -> dict:
+    """A plain TREC parser, used to build the same in-memory dicts for every tool."""
+    out: dict = {}
+    with open(path) as f:
+        for line in f:
+            fields = line.split()
+            if kind == "qrels":
+                out.setdefault(fields[0], {})[fields[2]] = int(fields[3])
+            else:
+                out.setdefault(fields[0], {})[fields[2]] = float(fields[4])
+    return out
+
+
+# --- workers: one tool, one mode, one size, in a fresh process --------------------------
+
+
+def _peak_mb() -> float:
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def worker(tool: str, mode: str, qrels_path: str, run_path: str, repeat: int) -> dict:
+    if mode == "dicts":
+        qrels_d, run_d = parse_dicts(Path(qrels_path), "qrels"), parse_dicts(Path(run_path), "run")
+    t0 = time.perf_counter()
+    if tool == "rankeval":
+        import rankeval
+
+        names = [v[0] for v in MEASURES.values()]
+
+        def call():
+            if mode == "files":
+                frame = rankeval.evaluate(qrels_path, run_path, names)
+            else:
+                frame = rankeval.evaluate(qrels_d, run_d, names)
+            return dict(zip(MEASURES, frame.mean().tolist(), strict=True))
+
+    elif tool == "pytrec_eval":
+        import pytrec_eval
+
+        names = [v[1] for v in MEASURES.values()]
+
+        def call():
+            if mode == "files":
+                with open(qrels_path) as f:
+                    qrels = pytrec_eval.parse_qrel(f)
+                with open(run_path) as f:
+                    run = pytrec_eval.parse_run(f)
+            else:
+                qrels, run = qrels_d, run_d
+            result = pytrec_eval.RelevanceEvaluator(qrels, set(names)).evaluate(run)
+            n = len(result)
+            return {
+                col: sum(r[v[1]] for r in result.values()) / n for col, v in MEASURES.items()
+            }
+
+    elif tool == "ranx":
+        from ranx import Qrels, Run, evaluate
+
+        names = [v[2] for v in MEASURES.values()]
+
+        def call():
+            if mode == "files":
+                qrels = Qrels.from_file(qrels_path, kind="trec")
+                run = Run.from_file(run_path, kind="trec")
+            else:
+                qrels, run = Qrels(qrels_d), Run(run_d)
+            scores = evaluate(qrels, run, names)
+            return {col: float(scores[v[2]]) for col, v in MEASURES.items()}
+
+    else:
+        raise ValueError(tool)
+    t1 = time.perf_counter()
+    means = call()
+    t2 = time.perf_counter()
+    warm = []
+    for _ in range(repeat):
+        s = time.perf_counter()
+        call()
+        warm.append(time.perf_counter() - s)
+    return {
+        "import": t1 - t0,
+        "first": t2 - t1,
+        "warm": min(warm) if warm else float("nan"),
+        "peak_mb": _peak_mb(),
+        "means": means,
+    }
+
+
+def run_worker(python: str, tool: str, mode: str, qrels, run, repeat: int) -> dict:
+    cmd = [python, str(Path(__file__).resolve()), "--worker", tool, mode, str(qrels), str(run),
+           "--repeat", str(repeat)]
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=3600)
+    if done.returncode != 0:
+        return {"error": done.stderr.strip().splitlines()[-1] if done.stderr.strip() else "failed"}
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+# --- driver ----------------------------------------------------------------------------------
+
+
+def _summary(results: list) -> dict:
+    """Median times and largest peak memory over several worker processes."""
+    import statistics
+
+    errors = [r for r in results if "error" in r]
+    if errors:
+        return errors[0]
+    out = {k: statistics.median(r[k] for r in results) for k in ("import", "first", "warm")}
+    out["peak_mb"] = max(r["peak_mb"] for r in results)
+    out["means"] = results[0]["means"]
+    return out
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", nargs="+", default=["10000x100", "7000x1000"])
+    parser.add_argument("--repeat", type=int, default=3, help="warm calls (best is kept)")
+    parser.add_argument("--cold-runs", type=int, default=3, help="fresh processes (median)")
+    parser.add_argument("--dir", default="/tmp/rankeval_bench", help="where the data goes")
+    parser.add_argument("--ranx-python", default="/tmp/ranxvenv/bin/python")
+    parser.add_argument("--tools", nargs="+", default=["rankeval", "pytrec_eval", "ranx"])
+    parser.add_argument("--modes", nargs="+", default=["files", "dicts"])
+    parser.add_argument("--markdown", help="also write the table, in Markdown, to this file")
+    parser.add_argument("--worker", nargs=4, metavar=("TOOL", "MODE", "QRELS", "RUN"))
+    args = parser.parse_args(argv)
+    if args.worker:
+        tool, mode, qrels, run = args.worker
+        print(json.dumps(worker(tool, mode, qrels, run, args.repeat)))
+        return 0
+
+    tools = list(args.tools)
+    if "ranx" in tools and not Path(args.ranx_python).exists():
+        print(
+            f"ranx skipped: no Python at {args.ranx_python} (make a separate venv, e.g. "
+            "python -m venv /tmp/ranxvenv && /tmp/ranxvenv/bin/pip install ranx)"
+        )
+        tools.remove("ranx")
+    header = ["size", "mode", "tool", "import s", "first call s", "warm s", "peak MB",
+              *MEASURES]
+    rows = []
+    print("\t".join(header), flush=True)
+    for size in args.sizes:
+        n_queries, depth = (int(x) for x in size.lower().split("x"))
+        qrels, run = generate(Path(args.dir), n_queries, depth)
+        for mode in args.modes:
+            for tool in tools:
+                python = args.ranx_python if tool == "ranx" else sys.executable
+                results = [
+                    run_worker(python, tool, mode, qrels, run, args.repeat)
+                    for _ in range(max(args.cold_runs, 1))
+                ]
+                r = _summary(results)
+                if "error" in r:
+                    row = [size, mode, tool, "error: " + r["error"]]
+                else:
+                    row = [size, mode, tool, f"{r['import']:.2f}", f"{r['first']:.2f}",
+                           f"{r['warm']:.2f}", f"{r['peak_mb']:.0f}",
+                           *(f"{r['means'][m]:.4f}" for m in MEASURES)]
+                rows.append(row)
+                print("\t".join(row), flush=True)
+    if args.markdown:
+        lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        lines += ["| " + " | ".join(row) + " |" for row in rows]
+        Path(args.markdown).write_text("\n".join(lines) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,453 @@
+"""rankeval.evaluate: sources' multi-query examples, conventions, input forms, oracle, errors."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import rankeval
+import rankeval.runs as runs
+import rankeval.trec as trec
+from rankeval import evaluate
+
+
+def _from_lists(rankings):
+    """Binary ranked lists -> (qrels, run): scores descend along each list."""
+    qrels, run = {}, {}
+    for i, ranking in enumerate(rankings):
+        q = f"q{i + 1}"
+        docs = [f"{q}-d{j}" for j in range(len(ranking))]
+        qrels[q] = {d: int(g) for d, g in zip(docs, ranking, strict=True)}
+        run[q] = {d: float(len(ranking) - j) for j, d in enumerate(docs)}
+    return qrels, run
+
+
+# --- worked examples of the sources ---------------------------------------------------
+
+
+def test_first_source_three_query_map():
+    # First source: relevant results at 1, 2, 4, 5, 7, 9 (of 10); 1, 3, 5, 8 (of 8);
+    # 2, 3, 5, 6 (of 6). Every relevant item is retrieved.
+    q1 = [1, 1, 0, 1, 1, 0, 1, 0, 1, 0]
+    q2 = [1, 0, 1, 0, 1, 0, 0, 1]
+    q3 = [0, 1, 1, 0, 1, 1]
+    qrels, run = _from_lists([q1, q2, q3])
+    ap = evaluate(qrels, run, "AP")["AP"]
+    want = [
+        (1 + 1 + 3 / 4 + 4 / 5 + 5 / 7 + 6 / 9) / 6,
+        (1 + 2 / 3 + 3 / 5 + 4 / 8) / 4,
+        (1 / 2 + 2 / 3 + 3 / 5 + 4 / 6) / 4,
+    ]
+    np.testing.assert_allclose(ap.to_numpy(), want, rtol=0, atol=1e-12)
+    # The source prints AP 0.822, 0.692, 0.609 and MAP 0.708. Query 3 is 0.6083:
+    # the source summed precisions already rounded to 3 decimals (0.500 + 0.667 +
+    # 0.600 + 0.667 = 2.434, / 4 = 0.6085 -> 0.609); MAP then is 2.123 / 3 = 0.7077
+    # -> 0.708, where the exact mean is 0.7073.
+    assert round(want[2], 3) == 0.608 and round((0.5 + 0.667 + 0.6 + 0.667) / 4, 3) == 0.609
+    assert ap.mean() == pytest.approx(sum(want) / 3, abs=1e-12)
+    assert round(ap.mean(), 3) == 0.707 and round((0.822 + 0.692 + 0.609) / 3, 3) == 0.708
+
+
+def test_fourth_source_five_query_mrr():
+    # Fourth source ("Model Evaluation, Part 4"): first relevant item at 3, 1, 2, 4, 5.
+    rankings = [[0, 0, 1, 0, 0], [1, 0, 0, 0, 0], [0, 1, 0, 0, 0], [0, 0, 0, 1, 0], [0, 0, 0, 0, 1]]
+    qrels, run = _from_lists(rankings)
+    rr = evaluate(qrels, run, ["RR", "FRP"])
+    np.testing.assert_allclose(rr["RR"], [1 / 3, 1, 1 / 2, 1 / 4, 1 / 5])
+    assert rr["RR"].mean() == pytest.approx((1 / 3 + 1 + 1 / 2 + 1 / 4 + 1 / 5) / 5)
+    np.testing.assert_array_equal(rr["FRP"], [3, 1, 2, 4, 5])
+
+
+def test_fourth_source_four_query_map():
+    rankings = [
+        [1, 1, 0, 1, 0, 1, 0, 0, 0, 0],
+        [0, 1, 0, 0, 1, 0, 1, 0, 1, 1],
+        [1, 0, 1, 1, 0, 0, 0, 0, 0, 0],
+        [0, 0, 0, 0, 0, 1, 0, 1, 1, 1],
+    ]
+    qrels, run = _from_lists(rankings)
+    want = [
+        (1 + 1 + 3 / 4 + 4 / 6) / 4,
+        (1 / 2 + 2 / 5 + 3 / 7 + 4 / 9 + 5 / 10) / 5,
+        (1 + 2 / 3 + 3 / 4) / 3,
+        (1 / 6 + 2 / 8 + 3 / 9 + 4 / 10) / 4,
+    ]
+    np.testing.assert_allclose(evaluate(qrels, run, "MAP")["MAP"], want)
+
+
+# --- conventions ----------------------------------------------------------------------
+
+QRELS = {"q1": {"a": 2, "b": 0, "c": 1, "z": 1}, "q2": {"x": 1}, "q3": {"m": 0}}
+RUN = {"q1": {"a": 0.9, "b": 0.8, "d": 0.7, "c": 0.1}, "q2": {"y": 1.0, "x": 0.5}, "q9": {"a": 1.0}}
+
+
+def test_judged_denominators_and_ideal():
+    df = evaluate(QRELS, RUN, ["R@4", "AP", "nDCG", "nDCG@2"])
+    # q1: relevant a (2), c (1) retrieved at 1 and 4; z (1) judged relevant, never retrieved
+    assert df.loc["q1", "R@4"] == 2 / 3
+    assert df.loc["q1", "AP"] == pytest.approx((1 / 1 + 2 / 4) / 3)
+    dcg = 2 / math.log2(2) + 1 / math.log2(5)
+    idcg = 2 / math.log2(2) + 1 / math.log2(3) + 1 / math.log2(4)
+    assert df.loc["q1", "nDCG"] == pytest.approx(dcg / idcg)
+    assert df.loc["q1", "nDCG@2"] == pytest.approx((2 / 1) / (2 / 1 + 1 / math.log2(3)))
+    retrieved = evaluate(QRELS, RUN, ["R@4", "AP", "nDCG"], ideal="retrieved")
+    assert retrieved.loc["q1", "R@4"] == 1.0
+    assert retrieved.loc["q1", "AP"] == pytest.approx((1 / 1 + 2 / 4) / 2)
+    assert retrieved.loc["q1", "nDCG"] == pytest.approx(dcg / (2 + 1 / math.log2(3)))
+
+
+def test_queries_kept_skipped_and_zeroed():
+    df = evaluate(QRELS, RUN, ["AP", "P@2"])
+    assert df.index.tolist() == ["q1", "q2"]  # q3 not in the run; q9 not judged
+    assert df.index.name == "query_id"
+    zero = evaluate(QRELS, RUN, ["AP", "P@2", "FRP@5", "FRP"], missing="zero")
+    assert zero.index.tolist() == ["q1", "q2", "q3"]
+    assert zero.loc["q3", "AP"] == 0 and zero.loc["q3", "P@2"] == 0
+    assert zero.loc["q3", "FRP@5"] == 6  # nothing found: the cut-off plus one
+    assert np.isnan(zero.loc["q3", "FRP"])  # no cut-off and no list: undefined
+
+
+def test_query_without_relevant_document_scores_zero():
+    qrels = {"q": {"a": 0, "b": 0}, "r": {"a": 1}}
+    run = {"q": {"a": 1.0, "b": 0.5}, "r": {"a": 1.0}}
+    df = evaluate(qrels, run, ["P@1", "R@1", "Success@1", "AP", "RR", "nDCG", "nDCG@1", "ERR@2"])
+    assert df.loc["q"].tolist() == [0.0] * 8
+    assert df.loc["r"].tolist() == [1.0] * 7 + [0.5]  # ERR: R = (2^1 - 1) / 2^1
+
+
+def test_empty_ranking_in_a_dict_run_scores_zero():
+    # pytrec_eval reports such a query with zeros, as trec_eval would
+    df = evaluate({"q": {"a": 1}, "r": {"a": 1}}, {"q": {}, "r": {"a": 0.5}}, ["AP", "P@1"])
+    assert df.loc["q"].tolist() == [0.0, 0.0]
+    assert df.loc["r"].tolist() == [1.0, 1.0]
+
+
+def test_ties_broken_by_doc_id_descending_as_strings():
+    qrels = {"q": {"d9": 1, "d10": 0, "d2": 0}}
+    run = {"q": {"d10": 1.0, "d2": 1.0, "d9": 1.0}}
+    # "d9" > "d2" > "d10" as strings, although 10 > 9 > 2 as numbers
+    assert evaluate(qrels, run, "RR")["RR"]["q"] == 1.0
+    assert evaluate(qrels, run, "RR", ties="input")["RR"]["q"] == 1 / 3
+    flipped = {"q": {"d9": 1.0, "d10": 1.0, "d2": 1.0}}
+    assert evaluate(qrels, flipped, "RR", ties="input")["RR"]["q"] == 1.0
+
+
+def test_ties_averaged_like_scikit_learn():
+    qrels = {"q": {"a": 3, "b": 0, "c": 1}}
+    run = {"q": {"a": 1.0, "b": 1.0, "c": 0.5}}
+    df = evaluate(qrels, run, ["DCG", "nDCG"], ties="average")
+    # a and b share ranks 1-2: each gets gain (3 + 0) / 2
+    dcg = 1.5 / 1 + 1.5 / math.log2(3) + 1 / 2
+    assert df.loc["q", "DCG"] == pytest.approx(dcg)
+    assert df.loc["q", "nDCG"] == pytest.approx(dcg / (3 + 1 / math.log2(3)))
+    with pytest.raises(ValueError, match="defined for nDCG and DCG only, not for AP, P@5"):
+        evaluate(qrels, run, ["nDCG", "AP", "P@5"], ties="average")
+
+
+def test_threshold_and_rel_parameter():
+    qrels = {"q": {"a": 1, "b": 2}}
+    run = {"q": {"a": 2.0, "b": 1.0}}
+    df = evaluate(qrels, run, ["P@1", "P(rel=2)@1", "RR", "nDCG"], threshold=2)
+    assert df.loc["q", "P@1"] == 0.0  # threshold 2: a is not relevant
+    assert df.loc["q", "P(rel=2)@1"] == 0.0
+    assert df.loc["q", "RR"] == 1 / 2
+    assert df.loc["q", "nDCG"] == pytest.approx((1 + 2 / math.log2(3)) / (2 + 1 / math.log2(3)))
+    assert evaluate(qrels, run, "P(rel=2)@1")["P(rel=2)@1"]["q"] == 0.0
+    assert evaluate(qrels, run, "P@1")["P@1"]["q"] == 1.0
+
+
+def test_negative_grades_are_judged_with_zero_gain():
+    qrels = {"q": {"x": -1, "y": 2, "z": 1}}
+    run = {"q": {"x": 3.0, "y": 2.0, "z": 1.0}}
+    df = evaluate(qrels, run, ["nDCG", "P@1", "AP"])
+    ideal = 2 + 1 / math.log2(3)
+    assert df.loc["q", "nDCG"] == pytest.approx((2 / math.log2(3) + 1 / 2) / ideal)
+    assert df.loc["q", "P@1"] == 0.0
+    # trec_eval -J drops a negatively judged document as it drops unjudged ones
+    j = evaluate(qrels, run, ["nDCG", "P@1"], judged_only=True)
+    assert j.loc["q", "P@1"] == 1.0 and j.loc["q", "nDCG"] == pytest.approx(1.0)
+
+
+def test_judged_only_drops_unjudged():
+    qrels = {"q": {"a": 1, "b": 0, "c": 1}}
+    run = {"q": {"a": 5.0, "u1": 4.0, "b": 3.0, "u2": 2.5, "c": 2.0}}
+    assert evaluate(qrels, run, "P@3")["P@3"]["q"] == 1 / 3
+    assert evaluate(qrels, run, "P@3", judged_only=True)["P@3"]["q"] == 2 / 3
+    # every retrieved document unjudged: the query stays, with nothing ranked
+    df = evaluate({"q": {"a": 1}}, {"q": {"u": 1.0}}, "AP", judged_only=True)
+    assert df["AP"].tolist() == [0.0]
+
+
+def test_measures_beyond_trec_eval():
+    qrels = {"q": {"a": 3, "b": 1, "c": 0, "e": 2}}
+    run = {"q": {"a": 4.0, "b": 3.0, "c": 2.0, "d": 1.0}}
+    grades = [3, 1, 0, 0]
+    df = evaluate(
+        qrels,
+        run,
+        ["ERR@3", "ERR(max_grade=4)", "RBP(p=0.5)", "RBP(p=0.5,max_grade=3)", "DCG@2", "Hits@3",
+         "AR", "GAP", "MR", "FRP@3"],
+    )
+    assert df.loc["q", "ERR@3"] == pytest.approx(rankeval.err(grades, 3, max_grade=3))
+    assert df.loc["q", "ERR(max_grade=4)"] == pytest.approx(rankeval.err(grades, max_grade=4))
+    assert df.loc["q", "RBP(p=0.5)"] == pytest.approx(0.5 * (1 + 0.5))
+    assert df.loc["q", "RBP(p=0.5,max_grade=3)"] == pytest.approx(0.5 * (1 + 0.5 / 3))
+    assert df.loc["q", "DCG@2"] == pytest.approx(3 + 1 / math.log2(3))
+    assert df.loc["q", "Hits@3"] == 2
+    assert df.loc["q", "AR"] == pytest.approx(rankeval.average_recall(grades, n_relevant=3))
+    assert df.loc["q", "GAP"] == pytest.approx(
+        rankeval.graded_average_precision(grades, max_grade=3, grade_counts=[1, 1, 1])
+    )
+    # MR: a and b at 1 and 2; e (relevant, not retrieved) at n + 1 = 5
+    assert df.loc["q", "MR"] == pytest.approx((1 + 2 + 5) / 3)
+    assert df.loc["q", "FRP@3"] == 1
+
+
+def test_labels_as_given_and_repeats_dropped():
+    df = evaluate(QRELS, RUN, ["MAP", "AP", "ndcg_cut_2", rankeval.parse_measure("P@2")])
+    assert df.columns.tolist() == ["MAP", "ndcg_cut_2", "P@2"]
+    assert evaluate(QRELS, RUN, "nDCG@2").columns.tolist() == ["nDCG@2"]
+
+
+# --- input forms ------------------------------------------------------------------------
+
+
+def test_dict_frame_and_file_inputs_agree(tmp_path):
+    rng = np.random.default_rng(5)
+    qrels, run = _random_collection(rng, 25)
+    qrels["q\u00e9"] = {"d\u00e9j\u00e0": 2, "caf\u00e9": 1, "plain": 0}  # non-ASCII ids
+    run["q\u00e9"] = {"caf\u00e9": 0.5, "d\u00e9j\u00e0": 0.25, "plain": 0.75}
+    measures = ["P@5", "R@10", "AP", "RR", "nDCG@5", "nDCG", "ERR@5", "RBP"]
+    want = evaluate(qrels, run, measures)
+    rankeval.write_qrels(qrels, tmp_path / "qrels")
+    rankeval.write_run(run, tmp_path / "run")
+    from_files = evaluate(str(tmp_path / "qrels"), tmp_path / "run", measures)
+    pd.testing.assert_frame_equal(from_files, want)
+    rows = [(q, d, s) for q, docs in run.items() for d, s in docs.items()]
+    run_frame = pd.DataFrame(rows, columns=["query_id", "doc_id", "score"]).sample(
+        frac=1.0, random_state=1
+    )
+    jrows = [(q, d, g) for q, docs in qrels.items() for d, g in docs.items()]
+    qrels_frame = pd.DataFrame(jrows, columns=["query_id", "doc_id", "relevance"])
+    pd.testing.assert_frame_equal(evaluate(qrels_frame, run_frame, measures), want)
+    mixed = evaluate(tmp_path / "qrels", run_frame, measures)
+    pd.testing.assert_frame_equal(mixed, want)
+    pd.testing.assert_frame_equal(evaluate(qrels, tmp_path / "run", measures), want)
+    pd.testing.assert_frame_equal(evaluate(qrels_frame, tmp_path / "run", measures), want)
+
+
+def test_integer_ids_become_strings():
+    df = evaluate({1: {10: 1, 9: 0}}, {"1": {"10": 1.0, 9: 1.0}}, ["RR"])
+    assert df.index.tolist() == ["1"]
+    assert df["RR"].tolist() == [1 / 2]  # tie: "9" > "10" as strings
+
+
+# --- errors -----------------------------------------------------------------------------
+
+
+def test_input_errors(tmp_path):
+    with pytest.raises(ValueError, match="no query in common"):
+        evaluate({"a": {"d": 1}}, {"b": {"d": 1.0}}, "AP")
+    with pytest.raises(TypeError, match=r"run\['q'\]\['d'\]: score must be a number, got str"):
+        evaluate({"q": {"d": 1}}, {"q": {"d": "0.5"}}, "AP")
+    with pytest.raises(ValueError, match=r"run\['q'\]\['d'\]: score nan is not finite"):
+        evaluate({"q": {"d": 1}}, {"q": {"d": float("nan")}}, "AP")
+    with pytest.raises(ValueError, match="query id '1' appears twice"):
+        evaluate({"1": {"d": 1}}, {1: {"d": 1.0}, "1": {"e": 1.0}}, "AP")
+    with pytest.raises(ValueError, match=r"duplicate document '7' for query 'q'"):
+        evaluate({"q": {"d": 1}}, {"q": {7: 1.0, "7": 2.0}}, "AP")
+    with pytest.raises(TypeError, match=r"run\['q'\] must map document ids to scores"):
+        evaluate({"q": {"d": 1}}, {"q": [1.0]}, "AP")
+    with pytest.raises(TypeError, match="run must be a dict"):
+        evaluate({"q": {"d": 1}}, [("q", "d", 1.0)], "AP")
+    frame = pd.DataFrame({"query_id": ["q", "q"], "doc_id": ["d", "d"], "score": [1.0, 2.0]})
+    with pytest.raises(ValueError, match=r"run DataFrame, row 1: duplicate document 'd'"):
+        evaluate({"q": {"d": 1}}, frame, "AP")
+    with pytest.raises(ValueError, match=r"needs the columns .* missing \['score'\]"):
+        evaluate({"q": {"d": 1}}, frame.drop(columns="score"), "AP")
+    bad = frame.assign(score=["x", "1"], doc_id=["d", "e"])
+    with pytest.raises(ValueError, match=r"row 0 .* score 'x' is not a finite number"):
+        evaluate({"q": {"d": 1}}, bad, "AP")
+    path = tmp_path / "run.txt"
+    path.write_text("q Q0 d 1 1.0 r\nq Q0 e 2 abc r\n")
+    with pytest.raises(ValueError, match=r"run\.txt, line 2: score 'abc' is not a number"):
+        evaluate({"q": {"d": 1}}, path, "AP")
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"ties": "random"}, r"ties must be one of 'trec_eval', 'input', 'average', got 'random'"),
+        ({"ideal": "all"}, r"ideal must be one of 'judged', 'retrieved'"),
+        ({"missing": "drop"}, r"missing must be one of 'skip', 'zero'"),
+        ({"threshold": 0}, r"threshold must be > 0"),
+    ],
+)
+def test_option_errors(options, message):
+    with pytest.raises(ValueError, match=message):
+        evaluate(QRELS, RUN, "AP", **options)
+
+
+def test_unknown_measure_error():
+    with pytest.raises(ValueError, match=r"unknown measure 'nDGC@10' \(did you mean 'nDCG'"):
+        evaluate(QRELS, RUN, ["AP", "nDGC@10"])
+    with pytest.raises(TypeError, match="judged_only must be True or False"):
+        evaluate(QRELS, RUN, "AP", judged_only="yes")
+
+
+# --- slow reference: one query at a time, plain loops -----------------------------------
+
+
+def _random_collection(rng, n_queries, *, ties=True):
+    qrels, run = {}, {}
+    for i in range(n_queries):
+        q = f"q{rng.integers(0, 10**4)}-{i}"
+        pool = list(dict.fromkeys(f"d{rng.integers(0, 50)}" for _ in range(30)))
+        judged = rng.choice(pool, size=int(rng.integers(1, len(pool))), replace=False)
+        qrels[q] = {str(d): int(rng.choice([-1, 0, 0, 0, 1, 2, 3])) for d in judged}
+        qrels[q].update({f"unret{j}": int(rng.integers(1, 4)) for j in range(int(rng.integers(0, 3)))})
+        if rng.random() < 0.1:
+            continue
+        got = rng.choice(pool, size=int(rng.integers(1, len(pool) + 1)), replace=False)
+        scores = rng.integers(0, 8, size=got.size) / 4 if ties else rng.normal(size=got.size)
+        run[q] = {str(d): float(s) for d, s in zip(got, scores, strict=True)}
+    return qrels, run
+
+
+def _slow(qrels, run, name, k, t, ideal):
+    out = {}
+    for q, judged in qrels.items():
+        if q not in run:
+            continue
+        docs = sorted(run[q], key=lambda d: (run[q][d], d), reverse=True)
+        g = [max(judged.get(d, 0), 0) for d in docs]
+        top = g if k is None else g[:k]
+        rel = [x >= t for x in top]
+        pool = [max(v, 0) for v in judged.values()] if ideal == "judged" else g
+        n_rel = sum(v >= t for v in pool)
+        if name == "P":
+            v = sum(rel) / k
+        elif name == "R":
+            v = sum(rel) / n_rel if n_rel else 0.0
+        elif name == "Success":
+            v = float(any(rel))
+        elif name == "AP":
+            hits, total = 0, 0.0
+            for i, r in enumerate(rel, start=1):
+                if r:
+                    hits += 1
+                    total += hits / i
+            v = total / n_rel if n_rel else 0.0
+        elif name == "RR":
+            v = next((1 / i for i, r in enumerate(rel, start=1) if r), 0.0)
+        elif name in ("nDCG", "DCG"):
+            dcg = sum(x / math.log2(i + 1) for i, x in enumerate(top, start=1))
+            best = sorted(pool, reverse=True)[: len(pool) if k is None else k]
+            idcg = sum(x / math.log2(i + 1) for i, x in enumerate(best, start=1))
+            v = dcg if name == "DCG" else (dcg / idcg if idcg > 0 else 0.0)
+        elif name == "RBP":
+            v = 0.2 * sum(0.8 ** (i - 1) for i, r in enumerate(rel, start=1) if r)
+        out[q] = v
+    return out
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("ideal", ["judged", "retrieved"])
+def test_against_slow_reference(seed, ideal):
+    rng = np.random.default_rng(seed)
+    qrels, run = _random_collection(rng, 40)
+    specs = [("P", 5), ("P", 20), ("R", 10), ("Success", 3), ("AP", None), ("AP", 7),
+             ("RR", None), ("RR", 4), ("nDCG", None), ("nDCG", 5), ("DCG", 3), ("RBP", None)]
+    for t in (1, 2):
+        names = [n if k is None else f"{n}@{k}" for n, k in specs]
+        df = evaluate(qrels, run, names, threshold=t, ideal=ideal)
+        for (name, k), label in zip(specs, names, strict=True):
+            want = _slow(qrels, run, name, k, t, ideal)
+            assert set(want) == set(df.index)
+            for q, v in want.items():
+                assert df.loc[q, label] == pytest.approx(v, abs=1e-12), (label, q, t)
+
+
+def test_other_measures_equal_the_functions_per_query():
+    rng = np.random.default_rng(11)
+    qrels, run = _random_collection(rng, 30)
+    top = max(max(g.values()) for g in qrels.values())
+    df = evaluate(qrels, run, ["ERR@10", "AR", "GAP", "MR@10", "FRP", "Hits@5"])
+    for q in df.index:
+        docs = sorted(run[q], key=lambda d: (run[q][d], d), reverse=True)
+        g = [max(qrels[q].get(d, 0), 0) for d in docs]
+        n_rel = sum(v >= 1 for v in qrels[q].values())
+        counts = [sum(v == c for v in qrels[q].values()) for c in range(1, top + 1)]
+        assert df.loc[q, "ERR@10"] == pytest.approx(rankeval.err(g, 10, max_grade=top))
+        assert df.loc[q, "AR"] == pytest.approx(rankeval.average_recall(g, n_relevant=n_rel))
+        assert df.loc[q, "GAP"] == pytest.approx(
+            rankeval.graded_average_precision(g, max_grade=top, grade_counts=counts)
+        )
+        assert df.loc[q, "MR@10"] == pytest.approx(rankeval.mean_rank(g, 10, n_relevant=n_rel))
+        assert df.loc[q, "FRP"] == pytest.approx(rankeval.first_relevant_position(g))
+        assert df.loc[q, "Hits@5"] == rankeval.hits_at_k(g, 5)
+
+
+def test_chunked_matrices_give_the_same_values(monkeypatch):
+    rng = np.random.default_rng(2)
+    qrels, run = _random_collection(rng, 40)
+    measures = ["AP", "nDCG@5", "P@10", "FRP", "P"]
+    want = evaluate(qrels, run, measures)
+    monkeypatch.setattr(runs, "_CELL_BUDGET", 40)  # a handful of queries per chunk
+    pd.testing.assert_frame_equal(evaluate(qrels, run, measures), want)
+
+
+def test_hash_collisions_in_the_join_fall_back_to_exact(monkeypatch, tmp_path):
+    rng = np.random.default_rng(4)
+    qrels, run = _random_collection(rng, 15)
+    want = evaluate(qrels, run, ["AP", "nDCG"])
+    rankeval.write_qrels(qrels, tmp_path / "q")
+    rankeval.write_run(run, tmp_path / "r")
+    monkeypatch.setattr(trec._Ids, "_compute_hashes", lambda self: np.zeros(len(self), np.uint64))
+    pd.testing.assert_frame_equal(evaluate(qrels, run, ["AP", "nDCG"]), want)
+    pd.testing.assert_frame_equal(evaluate(tmp_path / "q", tmp_path / "r", ["AP", "nDCG"]), want)
+    pd.testing.assert_frame_equal(evaluate(qrels, tmp_path / "r", ["AP", "nDCG"]), want)
+
+
+# --- properties --------------------------------------------------------------------------
+
+_collections = st.integers(0, 10**6).map(
+    lambda s: _random_collection(np.random.default_rng(s), 8)
+)
+
+
+@given(_collections, st.randoms(use_true_random=False))
+def test_order_of_the_run_does_not_matter(collection, random):
+    qrels, run = collection
+    shuffled = {}
+    for q in random.sample(list(run), len(run)):
+        docs = list(run[q].items())
+        random.shuffle(docs)
+        shuffled[q] = dict(docs)
+    measures = ["AP", "nDCG@5", "P@3", "RR"]
+    pd.testing.assert_frame_equal(evaluate(qrels, run, measures), evaluate(qrels, shuffled, measures))
+
+
+@given(_collections)
+def test_monotone_rescaling_of_scores_changes_nothing(collection):
+    qrels, run = collection
+    rescaled = {q: {d: 3 * s - 7 for d, s in docs.items()} for q, docs in run.items()}
+    measures = ["AP", "nDCG", "P@3", "R@5", "RR", "ERR@5"]
+    pd.testing.assert_frame_equal(evaluate(qrels, run, measures), evaluate(qrels, rescaled, measures))
+
+
+@given(_collections)
+def test_normalised_measures_lie_in_unit_interval(collection):
+    qrels, run = collection
+    df = evaluate(qrels, run, ["AP", "nDCG", "nDCG@3", "P@3", "R@5", "RR", "ERR@5", "RBP", "AR"])
+    assert ((df >= 0) & (df <= 1 + 1e-12)).all().all()
+
+
+@given(_collections)
+def test_unjudged_extra_queries_change_nothing(collection):
+    qrels, run = collection
+    extra = dict(run, unjudged_query={"d1": 1.0, "d2": 0.5})
+    pd.testing.assert_frame_equal(evaluate(qrels, run, ["AP", "nDCG"]), evaluate(qrels, extra, ["AP", "nDCG"]))
