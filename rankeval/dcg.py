@@ -161,6 +161,14 @@ def _weighted_sum(gains, discounts, k):
 # --- public metrics -----------------------------------------------------------------
 
 
+def _prepare(relevance, k, gain, discount, **params):
+    """Checked inputs shared by dcg and ndcg: the batch, k, the gains, discount params."""
+    batch = as_batch(relevance)
+    k = check_k(k)
+    p = _resolve_params(discount, params)
+    return batch, k, _gains(batch, gain), p
+
+
 def dcg(
     relevance,
     k=None,
@@ -271,18 +279,11 @@ def dcg(
     >>> dcg([3, 3, 0, 3, 2], k=2, gain="exponential", discount="none")  # CG: 7 + 7
     14.0
     """
-    batch = as_batch(relevance)
-    k = check_k(k)
-    p = _resolve_params(
-        discount,
-        {
-            "log_base": log_base,
-            "exp_base": exp_base,
-            "power_shift": power_shift,
-            "power_exponent": power_exponent,
-        },
+    batch, k, gains, p = _prepare(
+        relevance, k, gain, discount,
+        log_base=log_base, exp_base=exp_base,
+        power_shift=power_shift, power_exponent=power_exponent,
     )
-    gains = _gains(batch, gain)
     discounts = _discounts(gains.shape[1], discount, p)
     return finish(_weighted_sum(gains, discounts, k), batch)
 
@@ -420,18 +421,11 @@ def ndcg(
     >>> ndcg([[0, 0], [2, 1]], k=1)  # no relevant item: 0 by convention
     array([0., 1.])
     """
-    batch = as_batch(relevance)
-    k = check_k(k)
-    p = _resolve_params(
-        discount,
-        {
-            "log_base": log_base,
-            "exp_base": exp_base,
-            "power_shift": power_shift,
-            "power_exponent": power_exponent,
-        },
+    batch, k, gains, p = _prepare(
+        relevance, k, gain, discount,
+        log_base=log_base, exp_base=exp_base,
+        power_shift=power_shift, power_exponent=power_exponent,
     )
-    gains = _gains(batch, gain)
     ideal_gains = _ideal_gains(ideal, batch, gains, gain)
     discounts = _discounts(max(gains.shape[1], ideal_gains.shape[1]), discount, p)
     actual = _weighted_sum(gains, discounts, k)
