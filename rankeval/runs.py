@@ -320,12 +320,13 @@ def _grades(rt, qt, jq, rows):
         return np.fromiter(found, np.float64, len(rt))[rows]
     run_keys = rt.pair_keys()[rows]
     qrels_keys = qt.pair_keys()
-    bits = max(12, int(np.ceil(np.log2(8 * len(qrels_keys)))))
+    bits = max(12, int(np.ceil(np.log2(8 * len(qrels_keys)))))  # at most 1/8 full
     mask = np.uint64((1 << bits) - 1)
     slot = (qrels_keys & mask).astype(np.intp)
-    table = np.full(1 << bits, -1, dtype=np.int64)
-    table[slot] = np.arange(len(qrels_keys))
-    shared = np.flatnonzero(table[slot] != np.arange(len(qrels_keys)))  # lost a slot
+    index = np.arange(len(qrels_keys), dtype=np.int32 if len(qrels_keys) < 2**31 else np.int64)
+    table = np.full(1 << bits, -1, dtype=index.dtype)
+    table[slot] = index
+    shared = np.flatnonzero(table[slot] != index)  # lost a slot to another key
     table[slot[shared]] = -2  # slots holding several qrels keys
     cand = table[(run_keys & mask).astype(np.intp)]
     hit = np.flatnonzero(cand >= 0)

@@ -51,10 +51,6 @@ _FIELDS = {
     "run": ("query_id", "Q0", "doc_id", "rank", "score", "tag"),
 }
 
-_FNV_OFFSET = np.uint64(0xCBF29CE484222325)
-_FNV_PRIME = np.uint64(0x100000001B3)
-
-
 def _splitmix(z: np.ndarray) -> np.ndarray:
     """Scramble 64-bit integers in place (the splitmix64 finaliser); wraps modulo 2**64."""
     t = np.right_shift(z, np.uint64(30))
