@@ -21,6 +21,7 @@ __all__ = [
     "Batch",
     "as_batch",
     "check_k",
+    "check_real",
     "check_threshold",
     "check_probability",
     "per_query",
@@ -180,7 +181,8 @@ def check_k(k, name: str = "k") -> int | None:
     return int(k)
 
 
-def _real(x, name: str) -> float:
+def check_real(x, name: str) -> float:
+    """Return ``x`` as a finite float; reject booleans, non-numbers, NaN and infinity."""
     if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Real):
         raise TypeError(f"{name} must be a real number, got {x!r}")
     x = float(x)
@@ -191,7 +193,7 @@ def _real(x, name: str) -> float:
 
 def check_threshold(threshold, name: str = "threshold") -> float:
     """A grade at or above ``threshold`` counts as relevant; it must be > 0."""
-    t = _real(threshold, name)
+    t = check_real(threshold, name)
     if t <= 0:
         raise ValueError(
             f"{name} must be > 0 (a grade of 0 always means not relevant), got {t:g}"
@@ -201,7 +203,7 @@ def check_threshold(threshold, name: str = "threshold") -> float:
 
 def check_probability(p, name: str, *, low_open=True, high_open=True) -> float:
     """Check that ``p`` lies in the interval (0, 1), ends open or closed as told."""
-    p = _real(p, name)
+    p = check_real(p, name)
     lo_ok = p > 0 if low_open else p >= 0
     hi_ok = p < 1 if high_open else p <= 1
     if not (lo_ok and hi_ok):

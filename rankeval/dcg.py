@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import _real, as_batch, check_k, finish
+from ._validation import as_batch, check_k, check_real, finish
 
 __all__ = ["dcg", "ndcg"]
 
@@ -34,6 +34,19 @@ _DISCOUNT_PARAMS = {
 # --- the gain of a grade ------------------------------------------------------------
 
 
+def _call(fn, values, what, promise):
+    """Call a user's gain or discount on a copy of ``values``; check shape and dtype."""
+    out = np.asarray(fn(values.copy()))
+    if out.shape != values.shape:
+        raise ValueError(
+            f"{what} callable must return {promise} (shape {values.shape}), "
+            f"got shape {out.shape}"
+        )
+    if out.dtype.kind not in "biuf":
+        raise TypeError(f"{what} callable must return numbers, got dtype {out.dtype}")
+    return out
+
+
 def _gains(batch, gain):
     """Gain of every ranked item, shape (n_queries, width); padding stays 0."""
     grades = batch.grades
@@ -50,14 +63,7 @@ def _gains(batch, gain):
     elif callable(gain):
         mask = batch.mask
         real = grades[mask]
-        mapped = np.asarray(gain(real.copy()))
-        if mapped.shape != real.shape:
-            raise ValueError(
-                f"gain callable must return one gain per grade (shape {real.shape}), "
-                f"got shape {mapped.shape}"
-            )
-        if mapped.dtype.kind not in "biuf":
-            raise TypeError(f"gain callable must return numbers, got dtype {mapped.dtype}")
+        mapped = _call(gain, real, "gain", "one gain per grade")
         values = np.zeros_like(grades)
         values[mask] = mapped
     else:
@@ -97,7 +103,7 @@ def _resolve_params(discount, given):
     p = {"log_base": 2.0, "exp_base": 2.0, "power_shift": 0.0, "power_exponent": 1.0}
     for name in used:
         if given[name] is not None:
-            p[name] = _real(given[name], name)
+            p[name] = check_real(given[name], name)
     if p["log_base"] <= 1:
         raise ValueError(f"log_base must be > 1, got {p['log_base']:g}")
     if p["exp_base"] <= 1:
@@ -133,15 +139,7 @@ def _discounts(n, discount, p):
         raise TypeError(
             f"discount must be a name such as 'log2' or a callable, got {type(discount).__name__}"
         )
-    d = np.asarray(discount(i.copy()))
-    if d.shape != i.shape:
-        raise ValueError(
-            f"discount callable must return one discount per position (shape {i.shape}), "
-            f"got shape {d.shape}"
-        )
-    if d.dtype.kind not in "biuf":
-        raise TypeError(f"discount callable must return numbers, got dtype {d.dtype}")
-    d = d.astype(np.float64)
+    d = _call(discount, i, "discount", "one discount per position").astype(np.float64)
     if not np.all(np.isfinite(d)) or np.any(d <= 0):
         raise ValueError("discount callable must return finite discounts > 0")
     if np.any(np.diff(d) < 0):

@@ -5,24 +5,13 @@ Chapter: :doc:`/chapters/08_err`.
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
-from ._validation import as_batch, check_k, check_probability, finish
+from ._validation import as_batch, check_k, check_probability, check_real, finish
 
 __all__ = ["err"]
 
 _TRANSFORMS = ("exponential", "sigmoid", "probability")
-
-
-def _finite(x, name: str) -> float:
-    if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {x!r}")
-    x = float(x)
-    if not np.isfinite(x):
-        raise ValueError(f"{name} must be finite, got {x}")
-    return x
 
 
 def _stop_probabilities(grades, transform, max_grade, alpha, beta):
@@ -42,7 +31,7 @@ def _stop_probabilities(grades, transform, max_grade, alpha, beta):
                 "max_grade is required with transform='exponential': pass the highest "
                 "grade of the judgment scale (e.g. max_grade=3 for grades 0..3)"
             )
-        g_max = _finite(max_grade, "max_grade")
+        g_max = check_real(max_grade, "max_grade")
         if g_max <= 0:
             raise ValueError(f"max_grade must be > 0, got {g_max:g}")
         if np.any(grades > g_max):
@@ -52,10 +41,10 @@ def _stop_probabilities(grades, transform, max_grade, alpha, beta):
         # (2^g - 1) / 2^g_max, written so that large grades cannot overflow
         return 2.0 ** (grades - g_max) - 2.0**-g_max
     if transform == "sigmoid":
-        a = _finite(alpha, "alpha")
+        a = check_real(alpha, "alpha")
         if a <= 0:
             raise ValueError(f"alpha must be > 0 (the steepness of the sigmoid), got {a:g}")
-        b = _finite(beta, "beta")
+        b = check_real(beta, "beta")
         return 1.0 / (1.0 + np.exp(-a * (grades - b)))
     if np.any(grades > 1):
         raise ValueError(

@@ -38,3 +38,21 @@ def random_batch(seed, n_queries=50, max_len=20, max_grade=3):
         list(rng.integers(0, max_grade + 1, size=rng.integers(1, max_len + 1)))
         for _ in range(n_queries)
     ]
+
+
+def judged_collection(seed, n_queries, min_docs, max_docs):
+    """Random graded judgments and a run that shows part of them, in strictly decreasing
+    score order (so trec_eval keeps the run's order). Returns the qrels and run dicts,
+    the grades of each ranking, and every judged grade of each query."""
+    rng = np.random.default_rng(seed)
+    qrels, run, rankings, judged = {}, {}, [], []
+    for q in range(n_queries):
+        n_docs = int(rng.integers(min_docs, max_docs + 1))
+        docs = [f"d{i:02d}" for i in range(n_docs)]
+        grade = {d: int(rng.integers(0, 4)) for d in docs}
+        shown = [docs[i] for i in rng.permutation(n_docs)[: int(rng.integers(1, n_docs + 1))]]
+        qrels[f"q{q}"] = grade
+        run[f"q{q}"] = {d: float(len(shown) - pos) for pos, d in enumerate(shown)}
+        rankings.append([grade[d] for d in shown])
+        judged.append(list(grade.values()))
+    return qrels, run, rankings, judged

@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from conftest import binary, cutoffs, grades, ragged, random_batch
+from conftest import binary, cutoffs, grades, judged_collection, ragged, random_batch
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
@@ -254,17 +254,8 @@ def test_matches_trec_eval_map_and_map_cut(level):
     # trec_eval (through pytrec_eval) divides by every judged relevant document: pass
     # n_relevant. Scores decrease down the run so trec_eval keeps our order.
     pytrec_eval = pytest.importorskip("pytrec_eval")
-    rng = np.random.default_rng(4)
-    qrels, run, rankings, totals = {}, {}, [], []
-    for q in range(40):
-        n_docs = int(rng.integers(2, 16))
-        docs = [f"d{i:02d}" for i in range(n_docs)]
-        grade = {d: int(rng.integers(0, 4)) for d in docs}
-        shown = [docs[i] for i in rng.permutation(n_docs)[: int(rng.integers(1, n_docs + 1))]]
-        qrels[f"q{q}"] = grade
-        run[f"q{q}"] = {d: float(len(shown) - pos) for pos, d in enumerate(shown)}
-        rankings.append([grade[d] for d in shown])
-        totals.append(sum(g >= level for g in grade.values()))
+    qrels, run, rankings, judged = judged_collection(seed=4, n_queries=40, min_docs=2, max_docs=15)
+    totals = [sum(g >= level for g in grades) for grades in judged]
     evaluator = pytrec_eval.RelevanceEvaluator(
         qrels, {"map", "map_cut.3,5,10"}, relevance_level=level
     )

@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 import pytest
-from conftest import cutoffs, grades, ragged, random_batch
+from conftest import cutoffs, grades, judged_collection, ragged, random_batch
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
@@ -257,17 +257,7 @@ def test_against_scikit_learn():
 def test_against_trec_eval():
     # trec_eval: linear gain, log2(i + 1), ideal from every judged grade of the query.
     pytrec_eval = pytest.importorskip("pytrec_eval")
-    rng = np.random.default_rng(11)
-    qrels, run, rankings, judged = {}, {}, [], []
-    for q in range(30):
-        n_docs = int(rng.integers(3, 15))
-        docs = [f"d{i}" for i in range(n_docs)]
-        grade = {d: int(rng.integers(0, 4)) for d in docs}
-        shown = [docs[i] for i in rng.permutation(n_docs)[: int(rng.integers(1, n_docs + 1))]]
-        qrels[f"q{q}"] = grade
-        run[f"q{q}"] = {d: float(len(shown) - pos) for pos, d in enumerate(shown)}
-        rankings.append([grade[d] for d in shown])
-        judged.append(list(grade.values()))
+    qrels, run, rankings, judged = judged_collection(seed=11, n_queries=30, min_docs=3, max_docs=14)
     evaluator = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg", "ndcg_cut.3,10"})
     result = evaluator.evaluate(run)
     for measure, k in (("ndcg", None), ("ndcg_cut_3", 3), ("ndcg_cut_10", 10)):
