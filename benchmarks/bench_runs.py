@@ -36,6 +36,8 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
+
 MEASURES = {  # column -> (rankeval, pytrec_eval, ranx)
     "nDCG@10": ("nDCG@10", "ndcg_cut_10", "ndcg@10"),
     "AP": ("AP", "map", "map"),
@@ -49,35 +51,50 @@ REPO = Path(__file__).resolve().parents[1]
 # --- data -----------------------------------------------------------------------------
 
 
+def _ids(rng, n):
+    """``n`` distinct integer ids of 1 to 8 digits, longer ones more often (as in
+    MS MARCO, whose 8.8 M passage ids run from 0 to 8841822)."""
+    out = np.empty(0, dtype=np.int64)
+    while out.size < n:
+        digits = rng.choice(
+            np.arange(1, 9), size=2 * n, p=[0.01, 0.02, 0.04, 0.08, 0.15, 0.2, 0.25, 0.25]
+        )
+        low = np.where(digits == 1, 0, 10 ** (digits - 1))
+        drawn = rng.integers(low, 10**digits)
+        out = np.unique(np.concatenate((out, drawn)))
+    return rng.permutation(out)[:n]
+
+
 def generate(directory: Path, n_queries: int, depth: int, seed: int = 0):
     """Write a run (``depth`` documents per query) and qrels; return their paths.
 
-    Scores have 4 decimals, so some tie; each query has about 40 judged
-    documents: 30 retrieved ones with grades 0..3 and 10 never retrieved.
+    Query and document ids are integers of 1 to 8 digits (variable length, as
+    in MS MARCO). Scores have 4 decimals, so some tie; each query has about 40
+    judged documents: 30 retrieved ones with grades 0..3 and 10 never
+    retrieved.
     """
-    import numpy as np
-
     run_path = directory / f"run_{n_queries}x{depth}.txt"
     qrels_path = directory / f"qrels_{n_queries}x{depth}.txt"
     if run_path.exists() and qrels_path.exists():
         return qrels_path, run_path
     rng = np.random.default_rng(seed)
     directory.mkdir(parents=True, exist_ok=True)
+    queries = _ids(rng, n_queries)
     with open(run_path, "w") as run, open(qrels_path, "w") as qrels:
-        for q in range(n_queries):
-            docs = rng.choice(50_000_000, size=depth + 10, replace=False)
+        for q in queries:
+            docs = _ids(rng, depth + 10)
             retrieved, missed = docs[:depth], docs[depth:]
             scores = np.sort(np.round(rng.gamma(2.0, 3.0, size=depth), 4))[::-1]
             run.write(
                 "".join(
-                    f"{q} Q0 D{d} {r} {s:.4f} bench\n"
+                    f"{q} Q0 {d} {r} {s:.4f} bench\n"
                     for r, (d, s) in enumerate(zip(retrieved, scores, strict=True), start=1)
                 )
             )
             judged = rng.choice(retrieved, size=min(30, depth), replace=False)
             grades = rng.choice(4, size=judged.size, p=[0.5, 0.25, 0.15, 0.1])
-            lines = [f"{q} 0 D{d} {g}\n" for d, g in zip(judged, grades, strict=True)]
-            lines += [f"{q} 0 D{d} {rng.integers(1, 4)}\n" for d in missed]
+            lines = [f"{q} 0 {d} {g}\n" for d, g in zip(judged, grades, strict=True)]
+            lines += [f"{q} 0 {d} {rng.integers(1, 4)}\n" for d in missed]
             qrels.write("".join(lines))
     return qrels_path, run_path
 
@@ -104,9 +121,33 @@ def _peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def parse_frames(qrels_path: Path, run_path: Path):
+    """pandas frames with integer ids and a recommender's column names (``frames`` mode)."""
+    import pandas as pd
+
+    qrels = pd.read_csv(
+        qrels_path, sep=" ", header=None, usecols=[0, 2, 3], names=["user", "it", "item", "rating"]
+    )
+    run = pd.read_csv(
+        run_path,
+        sep=" ",
+        header=None,
+        usecols=[0, 2, 4],
+        names=["user", "q0", "item", "rank", "pred", "tag"],
+    )
+    return qrels, run
+
+
+COLUMNS = {"query_id": "user", "doc_id": "item", "score": "pred", "relevance": "rating"}
+
+
 def worker(tool: str, mode: str, qrels_path: str, run_path: str, repeat: int) -> dict:
     if mode == "dicts":
         qrels_d, run_d = parse_dicts(Path(qrels_path), "qrels"), parse_dicts(Path(run_path), "run")
+    if mode == "frames":
+        if tool != "rankeval":
+            raise SystemExit(f"{tool} takes no DataFrame")
+        qrels_d, run_d = parse_frames(Path(qrels_path), Path(run_path))
     t0 = time.perf_counter()
     if tool == "rankeval":
         import rankeval
@@ -116,9 +157,11 @@ def worker(tool: str, mode: str, qrels_path: str, run_path: str, repeat: int) ->
         def call():
             if mode == "files":
                 frame = rankeval.evaluate(qrels_path, run_path, names)
+            elif mode == "frames":
+                frame = rankeval.evaluate(qrels_d, run_d, names, columns=COLUMNS)
             else:
                 frame = rankeval.evaluate(qrels_d, run_d, names)
-            return dict(zip(MEASURES, frame.mean().tolist(), strict=True))
+            return dict(zip(MEASURES, rankeval.aggregate(frame).tolist(), strict=True))
 
     elif tool == "pytrec_eval":
         import pytrec_eval
@@ -135,9 +178,7 @@ def worker(tool: str, mode: str, qrels_path: str, run_path: str, repeat: int) ->
                 qrels, run = qrels_d, run_d
             result = pytrec_eval.RelevanceEvaluator(qrels, set(names)).evaluate(run)
             n = len(result)
-            return {
-                col: sum(r[v[1]] for r in result.values()) / n for col, v in MEASURES.items()
-            }
+            return {col: sum(r[v[1]] for r in result.values()) / n for col, v in MEASURES.items()}
 
     elif tool == "ranx":
         from ranx import Qrels, Run, evaluate
@@ -173,12 +214,22 @@ def worker(tool: str, mode: str, qrels_path: str, run_path: str, repeat: int) ->
 
 
 def run_worker(python: str, tool: str, mode: str, qrels, run, repeat: int) -> dict:
-    cmd = [python, str(Path(__file__).resolve()), "--worker", tool, mode, str(qrels), str(run),
-           "--repeat", str(repeat)]
+    cmd = [
+        python,
+        str(Path(__file__).resolve()),
+        "--worker",
+        tool,
+        mode,
+        str(qrels),
+        str(run),
+        "--repeat",
+        str(repeat),
+    ]
     env = dict(os.environ, PYTHONPATH=str(REPO))
     done = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=3600)
     if done.returncode != 0:
-        return {"error": done.stderr.strip().splitlines()[-1] if done.stderr.strip() else "failed"}
+        lines = (done.stderr.strip() or "failed").splitlines()
+        return {"error": lines[-1]}
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
@@ -198,6 +249,34 @@ def _summary(results: list) -> dict:
     return out
 
 
+def _ratios(results: dict) -> list:
+    """rankeval / pytrec_eval, side by side: time (first call, warm) and peak memory,
+    each the median over the rounds of the ratio within a round."""
+    import statistics
+
+    lines = []
+    for (size, mode, tool), ours in results.items():
+        theirs = results.get((size, mode, "pytrec_eval"))
+        if tool != "rankeval" or theirs is None:
+            continue
+        pairs = [
+            (a, b)
+            for a, b in zip(ours, theirs, strict=False)
+            if "error" not in a and "error" not in b
+        ]
+        if not pairs:
+            continue
+
+        def ratio(key, pairs=pairs):
+            return statistics.median(a[key] / b[key] for a, b in pairs)
+
+        lines.append(
+            f"{size} {mode}: rankeval / pytrec_eval = {ratio('first'):.2f}x time (first call), "
+            f"{ratio('warm'):.2f}x (warm), {ratio('peak_mb'):.2f}x peak memory"
+        )
+    return lines
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", nargs="+", default=["10000x100", "7000x1000"])
@@ -206,7 +285,12 @@ def main(argv=None):
     parser.add_argument("--dir", default="/tmp/rankeval_bench", help="where the data goes")
     parser.add_argument("--ranx-python", default="/tmp/ranxvenv/bin/python")
     parser.add_argument("--tools", nargs="+", default=["rankeval", "pytrec_eval", "ranx"])
-    parser.add_argument("--modes", nargs="+", default=["files", "dicts"])
+    parser.add_argument(
+        "--modes",
+        nargs="+",
+        default=["files", "dicts", "frames"],
+        help="files, dicts, frames (pandas, integer ids, column mapping; rankeval only)",
+    )
     parser.add_argument("--markdown", help="also write the table, in Markdown, to this file")
     parser.add_argument("--worker", nargs=4, metavar=("TOOL", "MODE", "QRELS", "RUN"))
     args = parser.parse_args(argv)
@@ -222,29 +306,44 @@ def main(argv=None):
             "python -m venv /tmp/ranxvenv && /tmp/ranxvenv/bin/pip install ranx)"
         )
         tools.remove("ranx")
-    header = ["size", "mode", "tool", "import s", "first call s", "warm s", "peak MB",
-              *MEASURES]
+    header = ["size", "mode", "tool", "import s", "first call s", "warm s", "peak MB", *MEASURES]
     rows = []
+    results_by = {}
     print("\t".join(header), flush=True)
     for size in args.sizes:
         n_queries, depth = (int(x) for x in size.lower().split("x"))
         qrels, run = generate(Path(args.dir), n_queries, depth)
         for mode in args.modes:
-            for tool in tools:
-                python = args.ranx_python if tool == "ranx" else sys.executable
-                results = [
-                    run_worker(python, tool, mode, qrels, run, args.repeat)
-                    for _ in range(max(args.cold_runs, 1))
-                ]
-                r = _summary(results)
+            mode_tools = tools if mode != "frames" else [t for t in tools if t == "rankeval"]
+            # the tools take turns, one process each per round, so that they share the
+            # machine's load (a busy machine slows every tool of a round alike)
+            per_tool = {tool: [] for tool in mode_tools}
+            for _ in range(max(args.cold_runs, 1)):
+                for tool in mode_tools:
+                    python = args.ranx_python if tool == "ranx" else sys.executable
+                    per_tool[tool].append(run_worker(python, tool, mode, qrels, run, args.repeat))
+            for tool in mode_tools:
+                r = _summary(per_tool[tool])
                 if "error" in r:
                     row = [size, mode, tool, "error: " + r["error"]]
                 else:
-                    row = [size, mode, tool, f"{r['import']:.2f}", f"{r['first']:.2f}",
-                           f"{r['warm']:.2f}", f"{r['peak_mb']:.0f}",
-                           *(f"{r['means'][m]:.4f}" for m in MEASURES)]
+                    row = [
+                        size,
+                        mode,
+                        tool,
+                        f"{r['import']:.2f}",
+                        f"{r['first']:.2f}",
+                        f"{r['warm']:.2f}",
+                        f"{r['peak_mb']:.0f}",
+                        *(f"{r['means'][m]:.4f}" for m in MEASURES),
+                    ]
                 rows.append(row)
+                results_by[(size, mode, tool)] = per_tool[tool]
                 print("\t".join(row), flush=True)
+    ratios = _ratios(results_by)
+    if ratios:
+        print()
+        print("\n".join(ratios))
     if args.markdown:
         lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
         lines += ["| " + " | ".join(row) + " |" for row in rows]

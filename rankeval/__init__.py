@@ -9,20 +9,30 @@ that array over queries is the "mean" metric (MAP, MRR, MERR, ...).
 
 from .average_precision import average_precision
 from .average_recall import average_recall
-from .compare import adjust_pvalues, bootstrap_ci, compare, effect_size, paired_test
+from .bpref import bpref
+from .compare import adjust_pvalues, bootstrap_ci, compare, effect_size, paired_test, report
 from .correlation import inversions, kendall_tau, kendall_tau_distance, spearman_rho
 from .dcg import dcg, ndcg
+from .diversity import alpha_ndcg, err_ia
 from .err import err
 from .graded_average_precision import graded_average_precision
 from .hit import hit_at_k
 from .ids import relevance_vector
-from .measures import Measure, parse_measure, parse_measures
+from .infap import inferred_average_precision
+from .interpolated_precision import eleven_point_average, interpolated_precision
+from .judged import judged_at_k
+from .ltr import evaluate_groups, weighted_mean
+from .measures import Measure, parse_measure, parse_measures, parse_trec_eval
 from .precision_recall import hits_at_k, precision_at_k, recall_at_k
+from .r_precision import r_precision
 from .rank_position import first_relevant_position, mean_rank
+from .ranking import RankedRun, rank_run
 from .rbp import rbp
 from .reciprocal_rank import reciprocal_rank
-from .runs import evaluate
+from .runs import aggregate, evaluate
+from .set_measures import set_f, set_precision, set_recall
 from .trec import read_qrels, read_run, write_qrels, write_run
+from .trec_rbp import trec_rbp
 
 __version__ = "0.1.0"
 
@@ -39,6 +49,16 @@ __all__ = [
     "ndcg",
     "err",
     "rbp",
+    "trec_rbp",
+    "r_precision",
+    "bpref",
+    "interpolated_precision",
+    "eleven_point_average",
+    "inferred_average_precision",
+    "judged_at_k",
+    "set_precision",
+    "set_recall",
+    "set_f",
     "mean_rank",
     "first_relevant_position",
     "spearman_rho",
@@ -47,6 +67,14 @@ __all__ = [
     "inversions",
     "relevance_vector",
     "evaluate",
+    "aggregate",
+    "evaluate_groups",
+    "weighted_mean",
+    "alpha_ndcg",
+    "err_ia",
+    "rank_run",
+    "RankedRun",
+    "parse_trec_eval",
     "Measure",
     "parse_measure",
     "parse_measures",
@@ -59,4 +87,5 @@ __all__ = [
     "bootstrap_ci",
     "effect_size",
     "adjust_pvalues",
+    "report",
 ]

@@ -1,29 +1,27 @@
-"""Measure names: parse ``"nDCG@10"``, ``"RBP(p=0.9)"``, ``"P(rel=2)@5"`` into a :class:`Measure`.
+"""Measures of :func:`rankeval.evaluate`: one declaration each, names in three spellings.
 
-The spelling follows ir_measures: a name, optional parameters in parentheses,
-an optional cut-off after ``@``. The names of the book are accepted too (MAP,
-MRR, MAR, GAP, MR, FRP, ...), and so are trec_eval's (``map``, ``P_10``,
-``ndcg_cut_10``, ``recip_rank``, ...), which map onto the same measures.
+A measure is written as in ir_measures: a name, optional parameters in
+parentheses, an optional cut-off after ``@`` (``"nDCG@10"``, ``"RBP(p=0.9)"``,
+``"P(rel=2)@5"``, ``"IPrec@0.1"``). The book's names (MAP, MRR, MAR, GAP, MR,
+FRP, ...) are accepted, and so are trec_eval's: ``P_10``, ``ndcg_cut_10``,
+``iprec_at_recall_0.10``, ``num_rel_ret``, ... with :func:`rankeval.parse_measure`,
+and trec_eval's dotted ``-m`` syntax (``P.5,10``, ``ndcg.0=0,1=1,2=3``,
+``all_trec``, ``official``) with :func:`rankeval.parse_trec_eval`.
 
-========================  ===========================================  ==================
-name (aliases)            rankeval function                            parameters
-========================  ===========================================  ==================
-``P@k`` (Precision)       ``precision_at_k``                           ``rel``
-``R@k`` (Recall)          ``recall_at_k``                              ``rel``
-``Success@k`` (Hit)       ``hit_at_k``                                 ``rel``
-``Hits@k``                ``hits_at_k``                                ``rel``
-``AP``, ``AP@k`` (MAP)    ``average_precision``                        ``rel``
-``RR``, ``RR@k`` (MRR)    ``reciprocal_rank``                          ``rel``
-``nDCG``, ``nDCG@k``      ``ndcg``                                     ``dcg``, ``gain``
-``DCG``, ``DCG@k``        ``dcg``                                      ``dcg``, ``gain``
-``ERR@k`` (MERR)          ``err``                                      ``max_grade``
-``RBP`` (``RBP(p=0.8)``)  ``rbp``                                      ``p``, ``rel``,
-                                                                       ``max_grade``
-``AR`` (MAR)              ``average_recall``                           ``rel``
-``GAP``                   ``graded_average_precision``                 ``max_grade``
-``MR``                    ``mean_rank``                                ``rel``
-``FRP``                   ``first_relevant_position``                  ``rel``
-========================  ===========================================  ==================
+Every measure is declared once (``DECLARATIONS``): its names, its typed
+parameters with their defaults and ranges, how its per-query values
+aggregate over queries (mean, or sum for the counts), whether lower is
+better, and the function that scores a block of ranked queries (a
+:class:`rankeval.RankedRun`) by calling the private kernel of the public
+metric function, on a batch that is already validated. The table below and
+the command line's ``--help`` are generated from the declarations.
+
+{table}
+
+No default depends on the data. ERR and GAP need the top of the grade scale;
+both default to ``max_grade=4``, the 0-4 scale of the TREC Web tracks that
+gdeval (the official ERR script) fixes; a grade above it is an error, never a
+silent rescaling. So a query's value depends on that query alone.
 
 Chapter: :doc:`/chapters/13_evaluating_a_run`.
 """
@@ -31,79 +29,597 @@ Chapter: :doc:`/chapters/13_evaluating_a_run`.
 from __future__ import annotations
 
 import difflib
+import math
+import numbers
 import re
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
-__all__ = ["Measure", "parse_measure", "parse_measures"]
+import numpy as np
+
+__all__ = [
+    "Measure",
+    "Declaration",
+    "Param",
+    "DECLARATIONS",
+    "parse_measure",
+    "parse_measures",
+    "parse_trec_eval",
+    "trec_eval_name",
+    "describe",
+]
+
+
+# --- parameters --------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
-class _Spec:
-    function: str  # name of the rankeval function
-    params: tuple  # parameter names the measure accepts
-    binary: bool  # uses the relevance threshold
+class Param:
+    """A typed measure parameter: name, kind, default and meaning.
+
+    ``kind`` is ``"threshold"`` (a grade > 0), ``"probability"`` (in (0, 1)),
+    ``"positive"`` (a number > 0), ``"choice"`` (one of ``choices``) or
+    ``"gains"`` (a map grade -> gain).
+    """
+
+    name: str
+    kind: str
+    default: object = None
+    doc: str = ""
+    choices: tuple = ()
+    shown: bool = False  # the default is part of the canonical spelling
+
+    def check(self, value, text):
+        def bad(expected):
+            return ValueError(
+                f"measure {text!r}: parameter {self.name}={value!r} must be {expected}"
+            )
+
+        number = isinstance(value, numbers.Real) and not isinstance(value, bool)
+        if self.kind == "threshold":
+            if not number or not value > 0 or not math.isfinite(value):
+                raise bad("a number > 0")
+            return value
+        if self.kind == "positive":
+            if not number or not value > 0 or not math.isfinite(value):
+                raise bad("a number > 0")
+            return value
+        if self.kind == "probability":
+            if not number or not 0 < value < 1:
+                raise bad("a probability in (0, 1)")
+            return float(value)
+        if self.kind == "choice":
+            if value not in self.choices:
+                raise bad(" or ".join(map(repr, self.choices)))
+            return value
+        if self.kind == "gains":
+            return _check_gains(value, text)
+        raise AssertionError(self.kind)  # pragma: no cover
+
+
+def _check_gains(value, text):
+    if isinstance(value, dict):
+        value = tuple(value.items())
+    try:
+        pairs = tuple((float(g), float(v)) for g, v in value)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"measure {text!r}: gains must map grades to gains, e.g. gains={{0:0,1:1,2:3}}"
+        ) from None
+    if not all(math.isfinite(g) and math.isfinite(v) for g, v in pairs):
+        raise ValueError(f"measure {text!r}: gains must be finite numbers")
+    if len({g for g, _ in pairs}) != len(pairs):
+        raise ValueError(f"measure {text!r}: gains lists a grade twice")
+    # a grade's default gain is the grade itself (0 for grades <= 0): leave those out
+    return tuple(sorted((_num(g), _num(v)) for g, v in pairs if v != max(g, 0.0)))
+
+
+def _num(x: float):
+    return int(x) if float(x).is_integer() else float(x)
+
+
+# --- declarations ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Declaration:
+    """Everything :func:`rankeval.evaluate` knows about one measure.
+
+    Attributes
+    ----------
+    name : str
+        ir_measures name (the canonical spelling).
+    summary : str
+        One line: what the measure means (the ``--help`` text).
+    score : callable
+        ``score(ranked, k, **settings) -> ndarray``: the values of a block of
+        ranked queries (:class:`rankeval.RankedRun`); ``settings`` holds every
+        parameter (defaults filled in; ``rel`` resolved from the threshold).
+    function : str
+        The public rankeval function that computes the measure on grade lists.
+    params : tuple of Param
+    aliases : tuple of str
+        Other accepted names (book and ir_measures variants).
+    trec_eval : str or None
+        trec_eval's name without a cut-off (``"map"``), if it has the measure.
+    trec_eval_cut : str or None
+        trec_eval's name of the cut-off family (``"map_cut"``, ``"P"``).
+    cutoff : {"optional", "required", "none", "recall"}
+        What may follow ``@``: a rank cut-off k, or (``"recall"``) a recall
+        level in [0, 1].
+    aggregate : {"mean", "sum"}
+        How per-query values combine over queries (trec_eval sums the counts).
+    lower_is_better : bool
+    binary : bool
+        Uses the relevance threshold (``rel`` parameter / ``threshold``).
+    integer : bool
+        Per-query values are whole counts (int64 columns).
+    """
+
+    name: str
+    summary: str
+    score: Callable = field(repr=False)
+    function: str = ""
+    params: tuple = ()
+    aliases: tuple = ()
+    trec_eval: str | None = None
+    trec_eval_cut: str | None = None
+    cutoff: str = "optional"
+    aggregate: str = "mean"
     lower_is_better: bool = False
-    defaults: tuple = ()  # (name, value) filled in when not given
+    binary: bool = False
+    integer: bool = False
+
+    def param(self, name):
+        return next((p for p in self.params if p.name == name), None)
 
 
-_SPECS = {
-    "P": _Spec("precision_at_k", ("rel",), True),
-    "R": _Spec("recall_at_k", ("rel",), True),
-    "Success": _Spec("hit_at_k", ("rel",), True),
-    "Hits": _Spec("hits_at_k", ("rel",), True),
-    "AP": _Spec("average_precision", ("rel",), True),
-    "RR": _Spec("reciprocal_rank", ("rel",), True),
-    "nDCG": _Spec("ndcg", ("dcg", "gain"), False),
-    "DCG": _Spec("dcg", ("dcg", "gain"), False),
-    "ERR": _Spec("err", ("max_grade",), False),
-    "RBP": _Spec("rbp", ("p", "rel", "max_grade"), False, defaults=(("p", 0.8),)),
-    "AR": _Spec("average_recall", ("rel",), True),
-    "GAP": _Spec("graded_average_precision", ("max_grade",), False),
-    "MR": _Spec("mean_rank", ("rel",), True, lower_is_better=True),
-    "FRP": _Spec("first_relevant_position", ("rel",), True, lower_is_better=True),
-}
+# --- scoring functions: a block of ranked queries -> values -----------------------------
 
-_ALIASES = {
-    "MAP": "AP",
-    "MRR": "RR",
-    "NDCG": "nDCG",
-    "MERR": "ERR",
-    "MAR": "AR",
-    "Hit": "Success",
-    "Precision": "P",
-    "Recall": "R",
-}
 
-# trec_eval spellings (pytrec_eval's measure names): name -> (measure, takes a cut-off)
-_TREC_EVAL = {
-    "P": ("P", True),
-    "recall": ("R", True),
-    "success": ("Success", True),
-    "map": ("AP", False),
-    "map_cut": ("AP", True),
-    "recip_rank": ("RR", False),
-    "ndcg": ("nDCG", False),
-    "ndcg_cut": ("nDCG", True),
-}
+def _rel(ranked, k, t):
+    """Boolean (n, width) relevance of the top k."""
+    return ranked.padded(k) >= t
 
-# ir_measures names rankeval does not compute, for a helpful message
-_NOT_HERE = {
-    "Bpref", "infAP", "Judged", "NumQ", "NumRel", "NumRet", "NumRelRet", "Rprec",
-    "SetP", "SetR", "SetF", "SetAP", "IPrec", "iprec_at_recall", "alpha_nDCG",
-    "NERR8", "NERR9", "NERR10", "NERR11", "INST", "INSQ", "SDCG", "Compat", "P_rel",
-    "StRecall", "AP_IA", "nERR_IA", "ERR_IA", "nNRBP", "NRBP", "Accuracy", "bpref",
-    "Rprec_mult", "11pt_avg", "gm_map", "utility", "set_F", "relstring",
+
+def _score_p(ranked, k, rel):
+    from .precision_recall import _hits
+
+    hits = _hits(_rel(ranked, k, rel), k)
+    if k is not None:
+        return hits / k
+    n = ranked.lengths
+    return np.where(n > 0, hits / np.maximum(n, 1), 0.0)
+
+
+def _score_r(ranked, k, rel):
+    from .precision_recall import _hits
+
+    hits = _hits(_rel(ranked, k, rel), k)
+    total = ranked.n_relevant(rel)
+    return np.where(total > 0, hits / np.maximum(total, 1), 0.0)
+
+
+def _score_success(ranked, k, rel):
+    return (_rel(ranked, k, rel).any(axis=1)).astype(np.float64)
+
+
+def _score_hits(ranked, k, rel):
+    return _rel(ranked, k, rel).sum(axis=1).astype(np.float64)
+
+
+def _score_ap(ranked, k, rel):
+    from .average_precision import _average_precision_kernel
+
+    return _average_precision_kernel(_rel(ranked, k, rel), ranked.n_relevant(rel))
+
+
+def _score_rr(ranked, k, rel):
+    from .reciprocal_rank import _reciprocal_rank_kernel
+
+    return _reciprocal_rank_kernel(_rel(ranked, k, rel))
+
+
+def _gain_function(gain, gains):
+    if gains:
+        table = dict(gains)
+
+        def mapped(g):
+            g = np.asarray(g, dtype=np.float64)
+            out = np.where(g > 0, g, 0.0)  # unlisted grades: the grade itself
+            for grade, value in table.items():
+                out = np.where(g == grade, value, out)
+            return out
+
+        return mapped
+    if gain == "exponential":
+        return lambda g: 2.0 ** np.asarray(g, dtype=np.float64) - 1.0
+    return None
+
+
+def _gain_matrix(ranked, k, gain, gains):
+    top = ranked.padded(k)
+    if not gains:
+        fn = _gain_function(gain, gains)
+        return top if fn is None else fn(top)
+    # a gain map reads unjudged (NaN) and negative grades as gain 0, as trec_eval does
+    raw = ranked.padded(k, unjudged=np.nan)
+    out = _gain_function(gain, gains)(np.where(np.isnan(raw), -1.0, raw))
+    return np.where(np.isnan(raw), 0.0, out)
+
+
+def _averaged(ranked, k, gains_matrix):
+    """ties="average": every member of a group of equal scores gets the group's mean gain."""
+    groups = ranked.tie_groups_padded()
+    full = gains_matrix
+    cells = groups.ravel()
+    real = cells >= 0
+    sums = np.bincount(cells[real], weights=full.ravel()[real])
+    sizes = np.bincount(cells[real])
+    out = np.zeros(full.size)
+    out[real] = (sums / np.maximum(sizes, 1))[cells[real]]
+    out = out.reshape(full.shape)
+    return out if k is None else out[:, :k]
+
+
+def _dcg_values(ranked, k, gain, gains):
+    from .dcg import _dcg_kernel
+
+    if ranked.tie_groups is not None:
+        gm = _averaged(ranked, k, _gain_matrix(ranked, None, gain, gains))
+    else:
+        gm = _gain_matrix(ranked, k, gain, gains)
+    return _dcg_kernel(gm)
+
+
+def _score_dcg(ranked, k, gain="linear", gains=()):
+    return _dcg_values(ranked, k, gain, gains)
+
+
+def _score_ndcg(ranked, k, gain="linear", gains=()):
+    from .dcg import _dcg_kernel
+
+    value = _dcg_values(ranked, k, gain, gains)
+    ideal = _dcg_kernel(ranked.ideal_grades(k, gain=_gain_function(gain, gains)))
+    return np.where(ideal > 0, value / np.where(ideal > 0, ideal, 1.0), 0.0)
+
+
+def _check_scale(ranked, k, c, what):
+    top = ranked.padded(k)
+    if top.size and top.max() > c:
+        raise ValueError(
+            f"{what}: a grade of {top.max():g} is above max_grade={c:g}; give the top of "
+            f"your grade scale, e.g. {what.split('(')[0]}(max_grade={top.max():g})"
+        )
+    return top
+
+
+def _score_err(ranked, k, max_grade=4):
+    from .err import _err_kernel
+
+    top = _check_scale(ranked, k, max_grade, "ERR")
+    return _err_kernel(2.0 ** (top - max_grade) - 2.0**-max_grade, p=1.0)
+
+
+def _score_rbp(ranked, k, p=0.8, rel=1, max_grade=None):
+    from .rbp import _rbp_kernel
+
+    if max_grade is None:
+        gains = _rel(ranked, k, rel).astype(np.float64)
+    else:
+        gains = _check_scale(ranked, k, max_grade, "RBP") / max_grade
+    return _rbp_kernel(gains, p)
+
+
+def _score_ar(ranked, k, rel):
+    from .average_recall import average_recall
+
+    return _nonempty(
+        ranked,
+        lambda r: average_recall(r.padded(k), k, n_relevant=r.n_relevant(rel), threshold=rel),
+        0.0,
+    )
+
+
+def _score_gap(ranked, k, max_grade=4):
+    from .graded_average_precision import graded_average_precision
+
+    c = int(max_grade)
+    if c != max_grade:
+        raise ValueError(f"GAP: max_grade must be a whole number, got {max_grade:g}")
+
+    def f(r):
+        top = _check_scale(r, None, c, "GAP")
+        counts = r.grade_counts(c) if r.ideal == "judged" else None
+        return graded_average_precision(top, k, max_grade=c, grade_counts=counts)
+
+    return _nonempty(ranked, f, 0.0)
+
+
+def _positions(ranked, k, rel, fn):
+    def f(r):
+        return fn(r, r.ragged() if k is None else r.padded(k))
+
+    empty_value = np.nan if k is None else k + 1.0
+    return _nonempty(ranked, f, empty_value)
+
+
+def _score_mr(ranked, k, rel):
+    from .rank_position import mean_rank
+
+    return _positions(
+        ranked, k, rel, lambda r, g: mean_rank(g, k, threshold=rel, n_relevant=r.n_relevant(rel))
+    )
+
+
+def _score_frp(ranked, k, rel):
+    from .rank_position import first_relevant_position
+
+    return _positions(ranked, k, rel, lambda r, g: first_relevant_position(g, k, threshold=rel))
+
+
+def _nonempty(ranked, fn, empty_value):
+    """Apply ``fn`` to the queries with a ranking; the others get ``empty_value``."""
+    n = ranked.lengths
+    out = np.full(len(ranked), empty_value, dtype=np.float64)
+    if np.all(n > 0):
+        return np.asarray(fn(ranked), dtype=np.float64)
+    # queries without a ranking (missing="zero", judged_only) form blocks of their own
+    start = 0
+    for i in range(len(n) + 1):
+        if i == len(n) or (n[i] == 0) != (n[start] == 0):
+            if n[start] > 0:
+                out[start:i] = fn(ranked[start:i])
+            start = i
+    return out
+
+
+def _judged_batch(ranked, k=None):
+    """(grades with NaN for unjudged, lengths) as the trec_eval kernels take them."""
+    lengths = ranked.lengths if k is None else np.minimum(ranked.lengths, k)
+    return ranked.padded(k, unjudged=np.nan), lengths
+
+
+def _score_rprec(ranked, k, rel):
+    from .r_precision import _r_precision
+
+    g, n = _judged_batch(ranked)
+    return _r_precision(g, n, ranked.n_relevant(rel), rel)
+
+
+def _score_bpref(ranked, k, rel):
+    from .bpref import _bpref
+
+    g, n = _judged_batch(ranked)
+    return _bpref(g, n, ranked.n_relevant(rel), ranked.n_judged_nonrelevant(rel), rel)
+
+
+def _score_iprec(ranked, k, rel, rounding="nearest"):
+    from .interpolated_precision import _interpolated_precision
+
+    g, n = _judged_batch(ranked)
+    return _interpolated_precision(g, n, ranked.n_relevant(rel), [k], rel, rounding)[:, 0]
+
+
+def _score_11pt(ranked, k, rel, rounding="nearest"):
+    from .interpolated_precision import _eleven_point_average
+
+    g, n = _judged_batch(ranked)
+    return _eleven_point_average(g, n, ranked.n_relevant(rel), rel, rounding)
+
+
+def _score_infap(ranked, k, rel):
+    from .infap import _inferred_average_precision
+
+    g, n = _judged_batch(ranked)
+    return _inferred_average_precision(g, n, ranked.n_relevant(rel), rel)
+
+
+def _score_judged(ranked, k):
+    from .judged import _judged_at_k
+
+    return _nonempty(ranked, lambda r: _judged_at_k(*_judged_batch(r), k), 0.0)
+
+
+def _score_set_p(ranked, k, rel):
+    from .set_measures import _set_precision
+
+    return _nonempty(ranked, lambda r: _set_precision(*_judged_batch(r), rel), 0.0)
+
+
+def _score_set_r(ranked, k, rel):
+    from .set_measures import _set_recall
+
+    g, n = _judged_batch(ranked)
+    return _set_recall(g, n, ranked.n_relevant(rel), rel)
+
+
+def _score_set_f(ranked, k, rel, beta=1):
+    from .set_measures import _set_f
+
+    return _nonempty(ranked, lambda r: _set_f(*_judged_batch(r), r.n_relevant(rel), beta, rel), 0.0)
+
+
+def _score_trec_rbp(ranked, k, p=0.9):
+    from .trec_rbp import _trec_rbp
+
+    g, n = _judged_batch(ranked)
+    return _trec_rbp(g, n, k, p, ranked.max_judged_grade())
+
+
+def _score_trec_rbp_resid(ranked, k, p=0.9):
+    from .trec_rbp import _trec_rbp_residual
+
+    g, n = _judged_batch(ranked)
+    return _trec_rbp_residual(g, n, k, p)
+
+
+def _score_num_q(ranked, k):
+    return np.ones(len(ranked), dtype=np.int64)
+
+
+def _score_num_ret(ranked, k):
+    return ranked.lengths.astype(np.int64)
+
+
+def _score_num_rel(ranked, k, rel):
+    return ranked.n_relevant(rel).astype(np.int64)
+
+
+def _score_num_rel_ret(ranked, k, rel):
+    return (ranked.padded() >= rel).sum(axis=1).astype(np.int64)
+
+
+# --- the registry --------------------------------------------------------------------------
+
+_REL = Param("rel", "threshold", None, "relevance threshold (a grade >= rel is relevant)")
+_GAIN = Param(
+    "gain", "choice", "linear", "'linear' (g) or 'exponential' (2^g - 1)", ("linear", "exponential")
+)
+_GAINS = Param(
+    "gains",
+    "gains",
+    (),
+    "map grade -> gain, e.g. {0:0,1:1,2:3,3:7}; "
+    "unlisted grades keep gain = grade (trec_eval's ndcg.0=0,1=1,...)",
+)
+_ROUNDING = Param(
+    "rounding",
+    "choice",
+    "nearest",
+    "recall level x R rounded to the nearest "
+    "count (trec_eval 10) or as trec_eval 9 and pytrec_eval do ('trec_eval9')",
+    ("nearest", "trec_eval9"),
+)
+_MAX_GRADE4 = Param("max_grade", "positive", 4, "top of the grade scale (default 4, gdeval's)")
+
+
+def _d(name, summary, score, function="", **kw):
+    return Declaration(name, summary, score, function, **kw)
+
+
+DECLARATIONS = {
+    d.name: d
+    for d in [
+        _d("P", "precision: share of relevant documents in the top k", _score_p,
+           "precision_at_k", params=(_REL,), aliases=("Precision",), trec_eval_cut="P",
+           binary=True),
+        _d("R", "recall: share of the query's relevant documents in the top k", _score_r,
+           "recall_at_k", params=(_REL,), aliases=("Recall",), trec_eval_cut="recall",
+           binary=True),
+        _d("Success", "1 if the top k hold a relevant document, else 0", _score_success,
+           "hit_at_k", params=(_REL,), aliases=("Hit",), trec_eval_cut="success", binary=True),
+        _d("Hits", "number of relevant documents in the top k", _score_hits, "hits_at_k",
+           params=(_REL,), binary=True),
+        _d("AP", "average precision (mean: MAP), over all relevant documents", _score_ap,
+           "average_precision", params=(_REL,), aliases=("MAP",), trec_eval="map",
+           trec_eval_cut="map_cut", binary=True),
+        _d("RR", "reciprocal rank of the first relevant document (mean: MRR)", _score_rr,
+           "reciprocal_rank", params=(_REL,), aliases=("MRR",), trec_eval="recip_rank",
+           binary=True),
+        _d("nDCG", "normalised discounted cumulative gain (log2 discount)", _score_ndcg,
+           "ndcg", params=(_GAIN, _GAINS), aliases=("NDCG",), trec_eval="ndcg",
+           trec_eval_cut="ndcg_cut"),
+        _d("DCG", "discounted cumulative gain (log2 discount)", _score_dcg, "dcg",
+           params=(_GAIN, _GAINS), trec_eval="dcg"),
+        _d("ERR", "expected reciprocal rank, gains (2^g - 1) / 2^max_grade", _score_err,
+           "err", params=(_MAX_GRADE4,), aliases=("MERR",)),
+        _d("RBP", "rank-biased precision, binary or with gain grade / max_grade", _score_rbp,
+           "rbp", params=(Param("p", "probability", 0.8, "persistence", shown=True), _REL,
+                          Param("max_grade", "positive", None, "graded gains grade/max_grade")),
+           binary=True),
+        _d("AR", "average recall (mean: MAR)", _score_ar, "average_recall", params=(_REL,),
+           aliases=("MAR",), binary=True),
+        _d("GAP", "graded average precision", _score_gap, "graded_average_precision",
+           params=(_MAX_GRADE4,)),
+        _d("MR", "mean rank of the relevant documents (lower is better)", _score_mr,
+           "mean_rank", params=(_REL,), lower_is_better=True, binary=True),
+        _d("FRP", "rank of the first relevant document (lower is better)", _score_frp,
+           "first_relevant_position", params=(_REL,), lower_is_better=True, binary=True),
+        _d("Rprec", "precision at rank R, R = the query's relevant count", _score_rprec,
+           "r_precision", params=(_REL,), aliases=("RPrec",), trec_eval="Rprec",
+           cutoff="none", binary=True),
+        _d("Bpref", "how often judged relevant documents precede judged non-relevant ones",
+           _score_bpref, "bpref", params=(_REL,), trec_eval="bpref", cutoff="none",
+           binary=True),
+        _d("IPrec", "interpolated precision at recall level r (IPrec@0.1)", _score_iprec,
+           "interpolated_precision", params=(_REL, _ROUNDING), trec_eval_cut="iprec_at_recall",
+           cutoff="recall", binary=True),
+        _d("11pt_avg", "interpolated precision averaged over recall 0, 0.1, ..., 1",
+           _score_11pt, "eleven_point_average", params=(_REL, _ROUNDING), trec_eval="11pt_avg",
+           cutoff="none", binary=True),
+        _d("infAP", "inferred AP (Yilmaz and Aslam 2006); AP when judgments are complete",
+           _score_infap, "inferred_average_precision", params=(_REL,), trec_eval="infAP",
+           cutoff="none", binary=True),
+        _d("Judged", "share of the top k that is judged (Judged@k)", _score_judged,
+           "judged_at_k", cutoff="required"),
+        _d("SetP", "precision of the whole retrieved set", _score_set_p, "set_precision",
+           params=(_REL,), trec_eval="set_P", cutoff="none", binary=True),
+        _d("SetR", "recall of the whole retrieved set", _score_set_r, "set_recall",
+           params=(_REL,), trec_eval="set_recall", cutoff="none", binary=True),
+        _d("SetF", "F-beta of set precision and recall (default F1)", _score_set_f, "set_f",
+           params=(_REL, Param("beta", "positive", 1, "weight of recall")),
+           trec_eval="set_F", cutoff="none", binary=True),
+        _d("trec_rbp", "trec_eval 10's rbp: grades / the query's top grade", _score_trec_rbp,
+           "trec_rbp", params=(Param("p", "probability", 0.9, "persistence"),),
+           trec_eval="rbp"),
+        _d("trec_rbp_resid", "trec_eval 10's rbp_resid: rbp's residual", _score_trec_rbp_resid,
+           "trec_rbp", params=(Param("p", "probability", 0.9, "persistence"),),
+           trec_eval="rbp_resid"),
+        _d("NumQ", "1 per evaluated query (summed: the number of queries)", _score_num_q,
+           trec_eval="num_q", cutoff="none", aggregate="sum", integer=True),
+        _d("NumRet", "retrieved documents (summed over queries)", _score_num_ret,
+           trec_eval="num_ret", cutoff="none", aggregate="sum", integer=True),
+        _d("NumRel", "relevant judged documents (summed over queries)", _score_num_rel,
+           params=(_REL,), trec_eval="num_rel", cutoff="none", aggregate="sum",
+           binary=True, integer=True),
+        _d("NumRelRet", "relevant retrieved documents (summed over queries)",
+           _score_num_rel_ret, params=(_REL,), trec_eval="num_rel_ret", cutoff="none",
+           aggregate="sum", binary=True, integer=True),
+    ]
 }  # fmt: skip
 
-_DCG_FORMS = {"log2": "linear", "exp-log2": "exponential"}
+# the public function each measure needs, by module: a measure whose module is not
+# there (yet) is left out of the registry rather than failing at scoring time
+_MODULES = {
+    "infAP": "infap",
+    "Judged": "judged",
+    "SetP": "set_measures",
+    "SetR": "set_measures",
+    "SetF": "set_measures",
+    "trec_rbp": "trec_rbp",
+    "trec_rbp_resid": "trec_rbp",
+}
 
-_SYNTAX = re.compile(
-    r"""^\s*(?P<name>[A-Za-z_][A-Za-z0-9_]*?)
-        (?:_(?P<trec_k>\d+))?
-        \s*(?:\((?P<params>[^()]*)\))?
-        \s*(?:@\s*(?P<cutoff>[^\s@]+))?\s*$""",
-    re.VERBOSE,
-)
+
+def _available(name) -> bool:
+    module = _MODULES.get(name)
+    if module is None:
+        return True
+    import importlib.util
+
+    return importlib.util.find_spec(f"rankeval.{module}") is not None
+
+
+DECLARATIONS = {k: v for k, v in DECLARATIONS.items() if _available(k)}
+
+_ALIASES = {a: d.name for d in DECLARATIONS.values() for a in d.aliases}
+
+# trec_eval names: plain name -> measure name; cut family -> measure name
+_TREC_PLAIN = {d.trec_eval: d.name for d in DECLARATIONS.values() if d.trec_eval}
+_TREC_CUT = {d.trec_eval_cut: d.name for d in DECLARATIONS.values() if d.trec_eval_cut}
+
+# ir_measures / trec_eval names rankeval does not compute, for a helpful message
+_NOT_HERE = {
+    "alpha_nDCG", "NERR8", "NERR9", "NERR10", "NERR11", "INST", "INSQ", "SDCG", "Compat",
+    "P_rel", "StRecall", "AP_IA", "nERR_IA", "ERR_IA", "nNRBP", "NRBP", "Accuracy",
+    "Rprec_mult", "gm_map", "gm_bpref", "utility", "relstring", "SetAP", "set_map",
+    "relative_P", "set_relative_P", "ndcg_rel", "Rndcg", "binG", "G", "ideal_dcg",
+    "num_nonrel_judged_ret", "runid", "yaap",
+}  # fmt: skip
+
+
+# --- measures ----------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -117,16 +633,17 @@ class Measure:
     ----------
     name : str
         Canonical name, e.g. ``"nDCG"`` (aliases such as ``"MAP"`` are mapped).
-    cutoff : int or None
-        The ``k`` after ``@``; ``None`` for the whole ranking.
+    cutoff : int, float or None
+        The ``k`` after ``@`` (a recall level in [0, 1] for ``IPrec``); ``None``
+        for the whole ranking.
     params : tuple of (str, object)
-        Parameters, sorted by name, e.g. ``(("p", 0.9),)``.
+        Parameters given (defaults left out), sorted by name.
 
     Chapter: :doc:`/chapters/13_evaluating_a_run`.
     """
 
     name: str
-    cutoff: int | None = None
+    cutoff: int | float | None = None
     params: tuple = ()
 
     def __str__(self) -> str:
@@ -134,40 +651,86 @@ class Measure:
         if self.params:
             text += "(" + ",".join(f"{k}={_show(v)}" for k, v in self.params) + ")"
         if self.cutoff is not None:
-            text += f"@{self.cutoff}"
+            text += f"@{_show(self.cutoff)}"
         return text
 
     @property
+    def declaration(self):
+        """The measure's declaration (``rankeval.measures.DECLARATIONS[name]``)."""
+        return DECLARATIONS[self.name]
+
+    @property
     def param(self) -> dict:
-        """Parameters as a dict."""
+        """Parameters given, as a dict."""
         return dict(self.params)
+
+    def settings(self, threshold=1) -> dict:
+        """Every parameter with defaults filled in; ``rel`` from ``threshold`` if not given."""
+        out = {p.name: p.default for p in self.declaration.params}
+        out.update(self.params)
+        if "rel" in out and out["rel"] is None:
+            out["rel"] = threshold
+        return out
+
+    def score(self, ranked, threshold=1) -> np.ndarray:
+        """Values of this measure for every query of ``ranked`` (a RankedRun)."""
+        d = self.declaration
+        return d.score(ranked, self.cutoff, **self.settings(threshold))
 
     @property
     def function(self):
-        """The rankeval function that computes this measure for one ranking or many."""
+        """The rankeval function that computes this measure on grade lists (None for
+        the counts NumQ, NumRet, NumRel, NumRelRet, which have none)."""
         import rankeval
 
-        return getattr(rankeval, _SPECS[self.name].function)
+        name = self.declaration.function
+        return getattr(rankeval, name) if name else None
 
     @property
     def binary(self) -> bool:
         """True if the measure counts items with grade >= a threshold as relevant."""
-        return _SPECS[self.name].binary or (self.name == "RBP" and "max_grade" not in self.param)
+        if self.name == "RBP":
+            return "max_grade" not in self.param
+        return self.declaration.binary
 
     @property
     def lower_is_better(self) -> bool:
         """True for rank positions (MR, FRP), where a smaller value is better."""
-        return _SPECS[self.name].lower_is_better
+        return self.declaration.lower_is_better
+
+    @property
+    def aggregate(self) -> str:
+        """``"mean"``, or ``"sum"`` for the counts (NumQ, NumRet, NumRel, NumRelRet)."""
+        return self.declaration.aggregate
+
+    @property
+    def trec_eval_name(self) -> str | None:
+        """trec_eval's printed name (``"P_10"``, ``"map"``), or None if it has none."""
+        return trec_eval_name(self)
 
 
 def _show(value) -> str:
-    return repr(value) if isinstance(value, str) else f"{value:g}"
+    if isinstance(value, str):
+        return repr(value)
+    if isinstance(value, tuple):  # gains
+        return "{" + ",".join(f"{_show(g)}:{_show(v)}" for g, v in value) + "}"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
 
 
 def _value(text: str):
     text = text.strip()
     if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
         return text[1:-1]
+    if text.startswith("{") and text.endswith("}"):
+        pairs = []
+        for item in filter(None, (x.strip() for x in text[1:-1].split(","))):
+            g, colon, v = item.partition(":")
+            if not colon:
+                raise ValueError(f"gains must be written {{grade:gain,...}}, got {text!r}")
+            pairs.append((_value(g), _value(v)))
+        return tuple(pairs)
     for kind in (int, float):
         try:
             return kind(text)
@@ -176,31 +739,92 @@ def _value(text: str):
     return text
 
 
+def _split_params(text: str):
+    """Split ``a=1,gains={0:0,1:1}`` on the commas outside braces."""
+    items, depth, start = [], 0, 0
+    for i, c in enumerate(text):
+        depth += c == "{"
+        depth -= c == "}"
+        if c == "," and depth == 0:
+            items.append(text[start:i])
+            start = i + 1
+    items.append(text[start:])
+    return items
+
+
 def _known() -> str:
-    return ", ".join(list(_SPECS) + list(_ALIASES))
+    return ", ".join(list(DECLARATIONS) + list(_ALIASES))
 
 
-def _check_param(measure: str, key: str, value, text: str):
-    def bad(expected):
-        return ValueError(f"measure {text!r}: parameter {key}={value!r} must be {expected}")
+_SYNTAX = re.compile(
+    r"""^\s*(?P<name>[A-Za-z0-9_]+?)
+        \s*(?:\((?P<params>.*)\))?
+        \s*(?:@\s*(?P<cutoff>[^\s@]+))?\s*$""",
+    re.VERBOSE,
+)
+_TREC_UNDERSCORE = re.compile(r"^\s*(?P<base>[A-Za-z0-9_]+?)_(?P<cut>\d+(?:\.\d+)?)\s*$")
 
-    if key in ("rel", "max_grade"):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-            raise bad("a number > 0")
-        return value
-    if key == "p":
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1:
-            raise bad("a probability in (0, 1)")
-        return float(value)
-    if key == "dcg":
-        if value not in _DCG_FORMS:
-            raise bad("'log2' (linear gain) or 'exp-log2' (exponential gain)")
-        return value
-    if key == "gain":
-        if value not in ("linear", "exponential"):
-            raise bad("'linear' or 'exponential'")
-        return value
-    raise AssertionError(key)  # pragma: no cover - keys are checked by the caller
+
+def _unknown(text, name):
+    hint = ""
+    if name in _NOT_HERE:
+        hint = " (an ir_measures/trec_eval measure that rankeval does not compute)"
+    else:
+        names = list(DECLARATIONS) + list(_ALIASES) + list(_TREC_PLAIN)
+        close = difflib.get_close_matches(name, names, n=3)
+        lower = [k for k in names if k.lower() == name.lower()]
+        close = list(dict.fromkeys(lower + close))
+        if close:
+            hint = f" (did you mean {' or '.join(map(repr, close))}?)"
+    return ValueError(f"unknown measure {text!r}{hint}; known measures: {_known()}")
+
+
+def _cutoff(decl, text, value):
+    if decl.cutoff == "none":
+        raise ValueError(f"measure {text!r}: {decl.name} takes no cut-off")
+    if decl.cutoff == "recall":
+        try:
+            level = float(value)
+        except ValueError:
+            level = -1.0
+        if not 0 <= level <= 1:
+            raise ValueError(
+                f"measure {text!r}: the recall level after '@' must lie in [0, 1], got {value!r}"
+            )
+        return _num(level)
+    if not value.isdigit() or int(value) <= 0:
+        raise ValueError(
+            f"measure {text!r}: the cut-off after '@' must be a positive integer, got {value!r}"
+        )
+    return int(value)
+
+
+def _make(decl, cutoff, given: dict, text) -> Measure:
+    params = {}
+    for key, value in given.items():
+        p = decl.param(key)
+        if p is None:
+            allowed = ", ".join(q.name for q in decl.params) or "none"
+            raise ValueError(
+                f"measure {text!r}: {decl.name} has no parameter {key!r} (allowed: {allowed})"
+            )
+        params[key] = p.check(value, text)
+    for p in decl.params:
+        if p.name in params and params[p.name] == p.default and not p.shown:
+            del params[p.name]  # the default: one spelling per measure
+        elif p.shown and p.name not in params:
+            params[p.name] = p.default
+    if params.get("gains") == ():
+        del params["gains"]
+    if "gains" in params and "gain" in params:
+        raise ValueError(f"measure {text!r}: give either gain= or gains=, not both")
+    if decl.cutoff == "required" and cutoff is None:
+        raise ValueError(f"measure {text!r}: {decl.name} needs a cut-off, e.g. {decl.name}@10")
+    if decl.cutoff == "recall" and cutoff is None:
+        raise ValueError(
+            f"measure {text!r}: {decl.name} needs a recall level, e.g. {decl.name}@0.1"
+        )
+    return Measure(decl.name, cutoff, tuple(sorted(params.items())))
 
 
 def parse_measure(text) -> Measure:
@@ -209,15 +833,12 @@ def parse_measure(text) -> Measure:
     Parameters
     ----------
     text : str or Measure
-        ``NAME``, ``NAME@k``, ``NAME(key=value,...)`` or ``NAME(key=value)@k``
-        in ir_measures spelling (see the table in this module's docstring);
-        book aliases (``MAP``, ``MRR``, ``MAR``, ...) and trec_eval names
-        (``map``, ``P_10``, ``recall_100``, ``ndcg_cut_10``, ...) are accepted.
-        Parameters: ``rel`` (relevance threshold of binary measures), ``p``
-        (RBP persistence), ``dcg`` (``'log2'`` or ``'exp-log2'``, as in
-        ir_measures) or ``gain`` (``'linear'``, ``'exponential'``) for
-        (n)DCG, ``max_grade`` (top of the grade scale for ERR, GAP and graded
-        RBP).
+        ``NAME``, ``NAME@k`` or ``NAME(key=value,...)@k`` in ir_measures
+        spelling (see the table in :mod:`rankeval.measures`); book aliases
+        (``MAP``, ``MRR``, ``MAR``, ...) and trec_eval names (``map``,
+        ``P_10``, ``recall_100``, ``ndcg_cut_10``, ``iprec_at_recall_0.10``,
+        ``num_rel_ret``, ...) are accepted. For trec_eval's dotted syntax
+        (``P.5,10``) use :func:`parse_trec_eval`.
 
     Returns
     -------
@@ -228,16 +849,18 @@ def parse_measure(text) -> Measure:
     ------
     ValueError
         Unknown name (with the closest known names), malformed syntax, a
-        cut-off that is not a positive integer, an unknown or invalid parameter.
+        cut-off that is not a positive integer (a recall level in [0, 1] for
+        IPrec), an unknown or invalid parameter.
 
     Notes
     -----
     The grammar is ``NAME [ "(" key=value {"," key=value} ")" ] [ "@" k ]``.
-    Names are case-sensitive, as in ir_measures (``nDCG``, not ``NDCG``, is
-    the canonical spelling; ``NDCG`` is accepted as a book alias and a
-    wrong case gets a suggestion). ``dcg='exp-log2'`` means the gain
+    Names are case-sensitive, as in ir_measures (``nDCG``; ``NDCG`` is a book
+    alias, a wrong case gets a suggestion). ``dcg='exp-log2'`` means the gain
     :math:`2^g - 1` and ``dcg='log2'`` the gain :math:`g`, both with the
-    discount :math:`\log_2(i + 1)`.
+    discount :math:`\log_2(i + 1)`. A parameter equal to its default is
+    dropped from the canonical spelling (``ERR(max_grade=4)@10`` is
+    ``ERR@10``), except RBP's ``p``, which is always shown.
 
     Chapter: :doc:`/chapters/13_evaluating_a_run`.
 
@@ -248,82 +871,69 @@ def parse_measure(text) -> Measure:
     Measure(name='nDCG', cutoff=10, params=())
     >>> str(parse_measure("MAP")), str(parse_measure("ndcg_cut_5")), str(parse_measure("RBP"))
     ('AP', 'nDCG@5', 'RBP(p=0.8)')
-    >>> str(parse_measure("P(rel=2)@5"))
-    'P(rel=2)@5'
+    >>> str(parse_measure("P(rel=2)@5")), str(parse_measure("iprec_at_recall_0.10"))
+    ('P(rel=2)@5', 'IPrec@0.1')
     """
     if isinstance(text, Measure):
         return text
     if not isinstance(text, str):
         raise TypeError(f"a measure must be a string such as 'nDCG@10', got {text!r}")
+    underscore = _TREC_UNDERSCORE.match(text)
+    if underscore and underscore.group("base") in _TREC_CUT:
+        decl = DECLARATIONS[_TREC_CUT[underscore.group("base")]]
+        return _make(decl, _cutoff(decl, text, underscore.group("cut")), {}, text)
     match = _SYNTAX.match(text)
     if not match:
         raise ValueError(
             f"cannot parse measure {text!r}: expected NAME, NAME@k or NAME(key=value)@k, "
             "e.g. 'nDCG@10' or 'RBP(p=0.9)'"
         )
-    name, trec_k, params_text, cutoff_text = match.group("name", "trec_k", "params", "cutoff")
-    cutoff = None
-    if trec_k is not None:
-        # trec_eval style "P_10" / "ndcg_cut_10"
-        full = f"{name}_{trec_k}"
-        if name in _TREC_EVAL and _TREC_EVAL[name][1]:
-            if cutoff_text is not None:
-                raise ValueError(f"measure {text!r} gives the cut-off twice")
-            name, cutoff_text = _TREC_EVAL[name][0], trec_k
-        else:
-            name = full
-    elif name in _TREC_EVAL and not _TREC_EVAL[name][1] and name not in _SPECS:
-        name = _TREC_EVAL[name][0]
+    name, params_text, cutoff_text = match.group("name", "params", "cutoff")
+    if _TREC_UNDERSCORE.match(name) and cutoff_text is not None:
+        base = _TREC_UNDERSCORE.match(name).group("base")
+        if base in _TREC_CUT:
+            raise ValueError(f"measure {text!r} gives the cut-off twice")
+    if name not in DECLARATIONS and name not in _ALIASES and name in _TREC_PLAIN:
+        name = _TREC_PLAIN[name]
     name = _ALIASES.get(name, name)
-    if name not in _SPECS:
-        hint = ""
-        if name in _NOT_HERE:
-            hint = " (an ir_measures/trec_eval measure that rankeval does not compute)"
-        else:
-            close = difflib.get_close_matches(name, list(_SPECS) + list(_ALIASES), n=3)
-            lower = [k for k in list(_SPECS) + list(_ALIASES) if k.lower() == name.lower()]
-            close = list(dict.fromkeys(lower + close))
-            if close:
-                hint = f" (did you mean {' or '.join(map(repr, close))}?)"
-        raise ValueError(f"unknown measure {text!r}{hint}; known measures: {_known()}")
-    if cutoff_text is not None:
-        if not cutoff_text.isdigit() or int(cutoff_text) <= 0:
-            raise ValueError(
-                f"measure {text!r}: the cut-off after '@' must be a positive integer, "
-                f"got {cutoff_text!r}"
-            )
-        cutoff = int(cutoff_text)
-    spec = _SPECS[name]
-    params = dict(spec.defaults)
+    if name not in DECLARATIONS:
+        raise _unknown(text, name)
+    decl = DECLARATIONS[name]
+    given = {}
     if params_text is not None and params_text.strip():
-        for item in params_text.split(","):
+        for item in _split_params(params_text):
             key, eq, raw = item.partition("=")
             key = key.strip()
             if not eq or not key:
                 raise ValueError(
                     f"measure {text!r}: parameters must be written key=value, got {item!r}"
                 )
-            if key not in spec.params:
-                allowed = ", ".join(spec.params) or "none"
-                raise ValueError(
-                    f"measure {text!r}: {name} has no parameter {key!r} (allowed: {allowed})"
-                )
-            params[key] = _check_param(name, key, _value(raw), text)
-    if "dcg" in params and "gain" in params:
-        raise ValueError(f"measure {text!r}: give either dcg= or gain=, not both")
-    if "dcg" in params:  # ir_measures spelling -> the gain it stands for
-        params["gain"] = _DCG_FORMS[params.pop("dcg")]
-    if params.get("gain") == "linear":
-        del params["gain"]  # the default
-    return Measure(name, cutoff, tuple(sorted(params.items())))
+            if key in given:
+                raise ValueError(f"measure {text!r}: parameter {key!r} is given twice")
+            try:
+                given[key] = _value(raw)
+            except ValueError as err:
+                raise ValueError(f"measure {text!r}: {err}") from None
+    if "dcg" in given and decl.param("gain") is not None:  # ir_measures spelling
+        if "gain" in given:
+            raise ValueError(f"measure {text!r}: give either dcg= or gain=, not both")
+        forms = {"log2": "linear", "exp-log2": "exponential"}
+        if given["dcg"] not in forms:
+            raise ValueError(
+                f"measure {text!r}: parameter dcg={given['dcg']!r} must be 'log2' (linear "
+                "gain) or 'exp-log2' (exponential gain)"
+            )
+        given["gain"] = forms[given.pop("dcg")]
+    cutoff = None if cutoff_text is None else _cutoff(decl, text, cutoff_text)
+    return _make(decl, cutoff, given, text)
 
 
-def parse_measures(metrics) -> list:
+def parse_measures(measures) -> list:
     r"""Parse one measure name or an iterable of them; duplicates are dropped.
 
     Parameters
     ----------
-    metrics : str, Measure or iterable of them
+    measures : str, Measure or iterable of them
         A single string is one measure (``"nDCG@10"``); to give several,
         pass a list.
 
@@ -336,7 +946,8 @@ def parse_measures(metrics) -> list:
     Notes
     -----
     Two spellings are the same measure when their parsed name, cut-off and
-    parameters agree; the first spelling is kept.
+    parameters agree (a parameter equal to its default counts as absent); the
+    first spelling is kept.
 
     Chapter: :doc:`/chapters/13_evaluating_a_run`.
 
@@ -346,14 +957,203 @@ def parse_measures(metrics) -> list:
     >>> [str(m) for m in parse_measures(["AP", "P_10", "MAP", "nDCG@10"])]
     ['AP', 'P@10', 'nDCG@10']
     """
-    if isinstance(metrics, (str, Measure)):
-        metrics = [metrics]
+    if isinstance(measures, (str, Measure)):
+        measures = [measures]
     try:
-        items = list(metrics)
+        items = list(measures)
     except TypeError:
         raise TypeError(
-            f"metrics must be a measure name or a list of them, got {type(metrics).__name__}"
+            f"measures must be a measure name or a list of them, got {type(measures).__name__}"
         ) from None
     if not items:
-        raise ValueError("metrics is empty: name at least one measure, e.g. ['nDCG@10', 'AP']")
+        raise ValueError("measures is empty: name at least one measure, e.g. ['nDCG@10', 'AP']")
     return list(dict.fromkeys(parse_measure(m) for m in items))
+
+
+# --- trec_eval's -m syntax --------------------------------------------------------------
+
+_CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+_TREC_DEFAULTS = {  # trec_eval's default parameters of its cut-off families
+    "P": _CUTS, "recall": _CUTS, "map_cut": _CUTS, "ndcg_cut": _CUTS,
+    "success": (1, 5, 10),
+    "iprec_at_recall": (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0),
+}  # fmt: skip
+# trec_eval's measure sets (measures.c); names rankeval does not compute are left out
+_TREC_SETS = {
+    "official": ("num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
+                 "bpref", "recip_rank", "iprec_at_recall", "P"),
+    "all_trec": ("num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
+                 "bpref", "recip_rank", "iprec_at_recall", "P", "relstring", "recall",
+                 "infAP", "gm_bpref", "utility", "11pt_avg", "ideal_dcg", "dcg", "ndcg",
+                 "relative_P", "Rprec_mult", "success", "map_cut", "ndcg_cut", "ndcg_rel",
+                 "Rndcg", "binG", "G", "set_P", "set_recall", "set_relative_P", "set_map",
+                 "set_F", "num_nonrel_judged_ret"),
+    "set": ("num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall",
+            "set_relative_P", "set_map", "set_F"),
+}  # fmt: skip
+
+
+def parse_trec_eval(name) -> list:
+    r"""Measures named in trec_eval's ``-m`` syntax.
+
+    Parameters
+    ----------
+    name : str
+        One ``-m`` argument of trec_eval: a measure (``map``, ``P``,
+        ``ndcg_cut``), with its parameters after a dot (``P.5,10``,
+        ``ndcg_cut.10``, ``recall.100``, ``iprec_at_recall.0.10,0.50``,
+        ``set_F.0.5`` for beta, ``ndcg.0=0,1=1,2=3`` for a gain map,
+        ``rbp.0.8`` for p), or a set: ``official`` (the measures trec_eval
+        prints by default), ``all_trec``, ``set``. Underscored names
+        (``P_10``) work too.
+
+    Returns
+    -------
+    list of Measure
+        A family without parameters expands to trec_eval's default cut-offs
+        (``P`` -> P@5, ..., P@1000). Members of a set that rankeval does not
+        compute (``runid``, ``gm_map``, ``relstring``, ``utility``,
+        ``Rprec_mult`` and the like) are left out of the expansion.
+
+    Raises
+    ------
+    ValueError
+        An unknown name, or parameters a measure does not take.
+
+    Notes
+    -----
+    The sets are those of trec_eval 10's ``measures.c``. A gain map
+    ``ndcg.l=g,...`` sets the gain of grade ``l`` to ``g``; grades not listed
+    keep their own value as gain, as in trec_eval. ``iprec_at_recall`` levels
+    are recall levels in [0, 1], printed by trec_eval with two decimals
+    (``iprec_at_recall_0.10``).
+
+    Chapter: :doc:`/chapters/13_evaluating_a_run`.
+
+    Examples
+    --------
+    >>> from rankeval.measures import parse_trec_eval
+    >>> [str(m) for m in parse_trec_eval("P.5,10")]
+    ['P@5', 'P@10']
+    >>> [str(m) for m in parse_trec_eval("ndcg.0=0,1=1,2=3")]  # 0 and 1 keep their gain
+    ['nDCG(gains={2:3})']
+    >>> [str(m) for m in parse_trec_eval("official")][:6]
+    ['NumQ', 'NumRet', 'NumRel', 'NumRelRet', 'AP', 'Rprec']
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"a trec_eval measure must be a string such as 'P.10', got {name!r}")
+    text = name.strip()
+    if text in _TREC_SETS:
+        out = []
+        for member in _TREC_SETS[text]:
+            if member in _TREC_PLAIN or member in _TREC_CUT:
+                out.extend(parse_trec_eval(member))
+        return list(dict.fromkeys(out))
+    base, dot, params = text.partition(".")
+    if base in _TREC_CUT:
+        decl = DECLARATIONS[_TREC_CUT[base]]
+        if dot:
+            values = [v.strip() for v in params.split(",")]
+        else:
+            values = [_show(v) for v in _TREC_DEFAULTS.get(base, ())]
+        if not values or "" in values:
+            raise ValueError(f"trec_eval measure {text!r}: give cut-offs such as {base}.5,10")
+        try:
+            return list(
+                dict.fromkeys(_make(decl, _cutoff(decl, text, v), {}, text) for v in values)
+            )
+        except ValueError as err:
+            raise ValueError(f"trec_eval measure {text!r}: {err}") from None
+    if base in _TREC_PLAIN:
+        decl = DECLARATIONS[_TREC_PLAIN[base]]
+        given = {}
+        if dot:
+            if base in ("ndcg", "dcg"):
+                pairs = []
+                for item in params.split(","):
+                    g, eq, v = item.partition("=")
+                    if not eq:
+                        raise ValueError(
+                            f"trec_eval measure {text!r}: gains are written level=gain, "
+                            "e.g. ndcg.0=0,1=1,2=3"
+                        )
+                    pairs.append((_value(g), _value(v)))
+                given["gains"] = tuple(pairs)
+            elif base == "set_F":
+                given["beta"] = _value(params)
+            elif base in ("rbp", "rbp_resid"):
+                given["p"] = _value(params)
+            else:
+                raise ValueError(f"trec_eval measure {base!r} takes no parameters, got {text!r}")
+        return [_make(decl, None, given, text)]
+    if not dot:
+        try:
+            return [parse_measure(text)]
+        except ValueError:
+            pass
+    raise _unknown(text, base)
+
+
+def trec_eval_name(measure) -> str | None:
+    """trec_eval's printed name of a measure (``"P_10"``, ``"map"``,
+    ``"iprec_at_recall_0.10"``), or None when trec_eval has no such measure
+    or cannot take its parameters."""
+    m = parse_measure(measure)
+    d = m.declaration
+    extra = {k for k in m.param if k not in ("gains", "beta", "p", "rounding")}
+    if d.name == "RBP" or extra:
+        return None
+    if m.cutoff is not None:
+        if not d.trec_eval_cut:
+            return None
+        if d.cutoff == "recall":
+            return f"{d.trec_eval_cut}_{m.cutoff:.2f}"
+        return f"{d.trec_eval_cut}_{m.cutoff}"
+    return d.trec_eval
+
+
+def describe() -> str:
+    """One line per measure, for ``--help``: names, parameters, meaning."""
+    width = max(len(_spelling(d)) for d in DECLARATIONS.values())
+    return "\n".join(
+        f"  {_spelling(d):<{width}}  {d.summary}{_trec_note(d)}" for d in DECLARATIONS.values()
+    )
+
+
+def _spelling(d) -> str:
+    params = ",".join(
+        p.name if p.default in (None, ()) else f"{p.name}={_show(p.default)}" for p in d.params
+    )
+    text = d.name + (f"({params})" if params else "")
+    if d.cutoff in ("optional", "required"):
+        text += "@k"
+    elif d.cutoff == "recall":
+        text += "@r"
+    return text
+
+
+def _trec_note(d) -> str:
+    cut = ".r" if d.cutoff == "recall" else ".k"
+    names = [n for n in (d.trec_eval, d.trec_eval_cut and d.trec_eval_cut + cut) if n]
+    return f" [trec_eval: {', '.join(names)}]" if names else ""
+
+
+def _table() -> str:
+    rows = [("name", "meaning", "function", "trec_eval")]
+    for d in DECLARATIONS.values():
+        names = ", ".join(x for x in (d.trec_eval, d.trec_eval_cut and d.trec_eval_cut + "_k") if x)
+        aliases = f" ({', '.join(d.aliases)})" if d.aliases else ""
+        summary = d.summary + ("; summed over queries" if d.aggregate == "sum" else "")
+        rows.append((
+            f"``{_spelling(d)}``{aliases}",
+            summary.replace("*", r"\*"),
+            f"``{d.function}``" if d.function else "",
+            f"``{names}``" if names else "",
+        ))  # fmt: skip
+    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+    rule = "  ".join("=" * w for w in widths)
+    body = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
+    return "\n".join([rule, body[0], rule, *body[1:], rule])
+
+
+__doc__ = __doc__.replace("{table}", _table())

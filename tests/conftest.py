@@ -56,3 +56,65 @@ def judged_collection(seed, n_queries, min_docs, max_docs):
         rankings.append([grade[d] for d in shown])
         judged.append(list(grade.values()))
     return qrels, run, rankings, judged
+
+
+# --- whole collections for the run layer (differential tests against trec_eval) ---------
+
+_ID_ALPHABET = list("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.:/") + [
+    "\u00e9", "\u00fc", "\u00df", "\u4e2d", "\u6587", "\u0416", "\u03b1",
+]  # fmt: skip
+
+
+def random_id(rng, prefix="", max_bytes=40):
+    """An id of 1 to ``max_bytes`` UTF-8 bytes, ASCII mostly, sometimes non-ASCII or
+    all digits (so that "9" and "10" tie-break as strings)."""
+    while True:
+        kind = rng.random()
+        n = int(rng.integers(1, max_bytes + 1))
+        if kind < 0.3:
+            text = str(int(rng.integers(0, 10 ** int(rng.integers(1, 12)))))
+        else:
+            chars = rng.choice(len(_ID_ALPHABET), size=n)
+            text = "".join(_ID_ALPHABET[c] for c in chars)
+        text = (prefix + text).encode()[:max_bytes].decode("utf-8", "ignore")
+        if text:
+            return text
+
+
+def trec_collection(seed, n_queries=40, *, max_docs=40, integer_grades=True):
+    """Random qrels and run dicts that hit trec_eval's corner cases.
+
+    Ids of 1 to 40 bytes (mixed lengths, non-ASCII, digit-only), many tied
+    scores, relevant documents never retrieved, graded and negative
+    judgments, unjudged retrieved documents, judged queries missing from the
+    run, run queries without judgments, queries with no relevant document.
+    """
+    rng = np.random.default_rng(seed)
+    qrels, run = {}, {}
+    queries = list(dict.fromkeys(random_id(rng) for _ in range(n_queries)))
+    for q in queries:
+        pool = list(dict.fromkeys(random_id(rng) for _ in range(int(rng.integers(2, max_docs)))))
+        judged = rng.choice(len(pool), size=int(rng.integers(1, len(pool) + 1)), replace=False)
+        grades = rng.choice([-2, -1, 0, 0, 0, 1, 1, 2, 3, 4], size=judged.size)
+        if rng.random() < 0.1:
+            grades = np.minimum(grades, 0)  # no relevant document at all
+        if grades.max() < 0:  # trec_eval crashes on a query judged only negatively
+            grades[0] = 0
+        qrels[q] = {pool[i]: int(g) for i, g in zip(judged, grades, strict=True)}
+        for _ in range(int(rng.integers(0, 4))):  # relevant, never retrieved
+            qrels[q].setdefault(random_id(rng, "m"), int(rng.integers(1, 4)))
+        if not integer_grades:
+            qrels[q] = {d: g + float(rng.choice([0, 0, 0.5])) for d, g in qrels[q].items()}
+        r = rng.random()
+        if r < 0.12:
+            continue  # judged query missing from the run
+        n = int(rng.integers(1, len(pool) + 1))
+        docs = [pool[i] for i in rng.choice(len(pool), size=n, replace=False)]
+        if rng.random() < 0.5:
+            scores = rng.integers(0, 5, size=n) / 2.0  # heavy ties
+        else:
+            scores = np.round(rng.normal(size=n) * 10, int(rng.integers(0, 4)))
+        run[q] = {d: float(s) for d, s in zip(docs, scores, strict=True)}
+    for _ in range(3):  # run queries without judgments
+        run[random_id(rng, "unjudged-")] = {random_id(rng): float(rng.normal()) for _ in range(3)}
+    return qrels, run

@@ -1,0 +1,638 @@
+"""Any form of qrels or a run -> one canonical Arrow table.
+
+Every entry point of the run layer (``evaluate``, the ranking step, the
+writers) calls :func:`qrels_table` or :func:`run_table` once and works on
+what they return; no other code inspects the caller's data. The canonical
+tables are
+
+=========== ============================================ ==========================
+column      type                                         meaning
+=========== ============================================ ==========================
+query_id    ``string`` (or ``large_string``) or ``int64`` the query
+doc_id      ``string`` (or ``large_string``) or ``int64`` the document
+relevance   ``float64``, finite (qrels)                  the judged grade
+score       ``float64``, finite (run)                    higher ranks first
+=========== ============================================ ==========================
+
+with one row per judgment or retrieved document, **in input order** (file
+order, dict order, frame order): the ranking step uses that order for
+``ties="input"``. Integer ids keep their integer type (``int64``) and string
+ids stay strings, exactly as given: ``"007"`` is never read as ``7``. Every
+table is checked: no missing value, numeric finite grades and scores, and no
+document twice for one query; a failed check raises ``ValueError`` (or
+``TypeError`` for a value of the wrong kind) naming where: the file and line,
+the dict key, or the frame row.
+
+The sources understood:
+
+- a path, ``"-"`` (standard input) or a file object: a TREC file, read by
+  :mod:`rankeval.trec`;
+- a dict ``{query_id: {doc_id: grade}}`` (qrels) or ``{query_id: {doc_id:
+  score}}`` (run);
+- a dict ``{query_id: set or list of relevant doc ids}`` (qrels; grade 1);
+- a dict ``{query_id: [doc ids, best first]}`` (run; the document at
+  position ``i`` of ``n`` gets score ``n - i``, so the order is kept and
+  nothing ties);
+- a pandas DataFrame, a pyarrow Table or RecordBatch, or a polars DataFrame
+  (polars is optional and imported only if such a frame is given), with the
+  canonical column names or a ``columns`` mapping to the caller's names. A
+  run frame with a ``rank`` column and no ``score`` gets ``score = -rank``.
+
+Chapter: :doc:`/chapters/13_evaluating_a_run`.
+"""
+
+from __future__ import annotations
+
+import numbers
+import os
+from collections.abc import Mapping
+from itertools import chain
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+__all__ = ["qrels_table", "run_table"]
+
+_VALUE = {"qrels": "relevance", "run": "score"}
+_WHAT = {"qrels": "grade", "run": "score"}
+_CANONICAL = ("query_id", "doc_id", "relevance", "score", "rank")
+# Rows hashed together when looking for duplicates: small enough that Arrow's
+# hash table stays in the CPU cache (about 10x faster than one table for all rows).
+_DUPLICATE_SLICE = 1 << 12
+
+
+# --- public -----------------------------------------------------------------------------
+
+
+def qrels_table(source, *, columns=None) -> pa.Table:
+    """Judgments in any accepted form as a table ``query_id, doc_id, relevance``.
+
+    Parameters
+    ----------
+    source : str, os.PathLike, file object, dict, pandas.DataFrame, pyarrow.Table or polars.DataFrame
+        A TREC qrels file (path, ``"-"`` for standard input, or an open
+        file; gzip, bzip2 and xz files are read transparently), a dict
+        ``{query_id: {doc_id: grade}}`` or ``{query_id: set_of_relevant_ids}``
+        (grade 1), or a frame with columns ``query_id``, ``doc_id``,
+        ``relevance``.
+    columns : dict of {str: str}, optional
+        For frames only: the caller's column name for each canonical name,
+        e.g. ``{"query_id": "user", "doc_id": "item", "relevance": "rating"}``.
+        Ignored for files and dicts.
+
+    Returns
+    -------
+    pyarrow.Table
+        Columns ``query_id`` and ``doc_id`` (``string`` or ``int64``, as
+        given) and ``relevance`` (``float64``), one row per judgment, in
+        input order.
+
+    Raises
+    ------
+    ValueError
+        A malformed file line, a missing or non-finite grade, or a document
+        judged twice for one query; the message says where.
+    TypeError
+        An id that is neither a string nor an integer, a grade that is not a
+        number, or a source of another kind.
+
+    Notes
+    -----
+    Queries with no judgment (``{"q1": {}}``) have no row: they are not
+    judged. Grades stay as given (``0.5`` is kept); negative grades are kept
+    too (trec_eval reads them as judged non-relevant).
+
+    Chapter: :doc:`/chapters/13_evaluating_a_run`.
+
+    Examples
+    --------
+    >>> from rankeval._tables import qrels_table
+    >>> qrels_table({"q1": {"d1": 2, "d2": 0}, "q2": {"d7"}}).to_pydict()
+    {'query_id': ['q1', 'q1', 'q2'], 'doc_id': ['d1', 'd2', 'd7'], 'relevance': [2.0, 0.0, 1.0]}
+    >>> qrels_table({1: {10: 1}, 2: {11: 3}}).schema.field("query_id").type
+    DataType(int64)
+    """
+    return _table(source, "qrels", columns)
+
+
+def run_table(source, *, columns=None) -> pa.Table:
+    """A run in any accepted form as a table ``query_id, doc_id, score``.
+
+    Parameters
+    ----------
+    source : str, os.PathLike, file object, dict, pandas.DataFrame, pyarrow.Table or polars.DataFrame
+        A TREC run file (path, ``"-"`` for standard input, or an open file;
+        gzip, bzip2 and xz files are read transparently), a dict
+        ``{query_id: {doc_id: score}}`` or ``{query_id: [doc ids, best
+        first]}``, or a frame with columns ``query_id``, ``doc_id`` and
+        ``score`` (or ``rank``: then ``score = -rank``).
+    columns : dict of {str: str}, optional
+        For frames only: the caller's column name for each canonical name,
+        e.g. ``{"query_id": "user", "doc_id": "item", "score": "pred"}``.
+        Ignored for files and dicts.
+
+    Returns
+    -------
+    pyarrow.Table
+        Columns ``query_id`` and ``doc_id`` (``string`` or ``int64``, as
+        given) and ``score`` (``float64``), one row per retrieved document,
+        in input order.
+
+    Raises
+    ------
+    ValueError
+        A malformed file line, a missing or non-finite score, or a document
+        listed twice for one query; the message says where.
+    TypeError
+        An id that is neither a string nor an integer, a score that is not a
+        number, or a source of another kind.
+
+    Notes
+    -----
+    A list ``[d_1, ..., d_n]`` gives ``d_i`` the score ``n - i + 1`` (``n``
+    for the first, ``1`` for the last), so that any ranking by score keeps
+    the list's order. A query with an empty dict or list has no row.
+
+    Chapter: :doc:`/chapters/13_evaluating_a_run`.
+
+    Examples
+    --------
+    >>> from rankeval._tables import run_table
+    >>> run_table({"u1": ["i3", "i1", "i2"]}).to_pydict()
+    {'query_id': ['u1', 'u1', 'u1'], 'doc_id': ['i3', 'i1', 'i2'], 'score': [3.0, 2.0, 1.0]}
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"user": [7, 7], "item": [1, 2], "pred": [0.5, 0.9]})
+    >>> table = run_table(frame, columns={"query_id": "user", "doc_id": "item", "score": "pred"})
+    >>> table.to_pydict()
+    {'query_id': [7, 7], 'doc_id': [1, 2], 'score': [0.5, 0.9]}
+    """
+    return _table(source, "run", columns)
+
+
+def _table(source, kind: str, columns) -> pa.Table:
+    if isinstance(source, (str, os.PathLike)) or hasattr(source, "read"):
+        from . import trec
+
+        reader = trec._read_qrels_table if kind == "qrels" else trec._read_run_table
+        return reader(source)
+    if isinstance(source, Mapping):
+        return _from_mapping(source, kind)
+    if isinstance(source, (pa.Table, pa.RecordBatch)):
+        return _from_arrow(pa.table(source), kind, columns, f"{kind} table")
+    module = type(source).__module__
+    if module.startswith("pandas") and hasattr(source, "columns"):
+        return _from_pandas(source, kind, columns)
+    if module.startswith("polars") and hasattr(source, "to_arrow"):
+        return _from_arrow(source.to_arrow(), kind, columns, f"{kind} polars DataFrame")
+    raise TypeError(
+        f"{kind} must be the path of a TREC {kind} file, a file object, a dict "
+        f"{{query_id: {{doc_id: {_WHAT[kind]}}}}}, a pandas or polars DataFrame or a "
+        f"pyarrow Table; got {type(source).__name__}"
+    )
+
+
+# --- checks shared by every source --------------------------------------------------------
+
+
+def _finish(table: pa.Table, kind: str, where, *, unique: bool = False) -> pa.Table:
+    """Check values (finite) and uniqueness of (query_id, doc_id); return the table.
+
+    ``where(row) -> str`` names a row for messages (a file line, a dict key,
+    a frame row); ``where(row, other)`` names two rows (a duplicate).
+    ``unique=True`` skips the duplicate search (dict keys are unique already).
+    """
+    value = _VALUE[kind]
+    values = table[value]
+    if values.null_count:
+        row = _first_true(values.is_null())
+        raise ValueError(f"{where(row)}: the {_WHAT[kind]} is missing")
+    finite = pc.is_finite(values)
+    if len(values) and not pc.all(finite).as_py():
+        row = _first_true(pc.invert(finite))
+        raise ValueError(
+            f"{where(row)}: {_WHAT[kind]} {values[row].as_py()!r} is not finite"
+        )
+    if not unique:
+        pair = first_duplicate(table)
+        if pair is not None:
+            first, second = pair
+            what = "judged" if kind == "qrels" else "listed"
+            raise ValueError(
+                f"{where(first, second)}: document {_text(table['doc_id'][second])} "
+                f"{what} twice for query {_text(table['query_id'][second])}; each "
+                "document may appear once per query"
+            )
+    return table
+
+
+def _text(scalar) -> str:
+    return repr(scalar.as_py())
+
+
+def _first_true(mask) -> int:
+    """Index of the first True of a boolean Arrow array (nulls count as False)."""
+    return int(pc.index(mask, True).as_py())
+
+
+def first_duplicate(table: pa.Table):
+    """The rows ``(i, j)``, ``i < j``, of a (query_id, doc_id) pair given twice, or None.
+
+    Of all repeated pairs, the one repeated earliest (smallest ``j``) is
+    returned, with ``i`` its first occurrence. Ids are compared exactly by
+    Arrow's hash kernels: queries are first cut into runs of equal ids (rows
+    of one query usually sit together, as in TREC files; otherwise the rows
+    are grouped by query with a stable sort), then the documents of slices
+    of about ``_DUPLICATE_SLICE`` rows, made of whole queries, are
+    dictionary-encoded, so that each hash table stays in the CPU cache.
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+        With columns ``query_id`` and ``doc_id``.
+
+    Returns
+    -------
+    tuple of (int, int) or None
+        Row indices, or None when every pair is distinct.
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> t = pa.table({"query_id": ["a", "b", "a", "a"], "doc_id": ["x", "x", "y", "x"]})
+    >>> first_duplicate(t)
+    (0, 3)
+    """
+    n = table.num_rows
+    if n < 2:
+        return None
+    queries = table["query_id"]
+    docs = table["doc_id"]
+    change = np.empty(n, dtype=bool)
+    change[0] = True
+    change[1:] = _to_numpy_bool(pc.not_equal(queries.slice(1), queries.slice(0, n - 1)))
+    heads = np.flatnonzero(change)
+    order = None
+    if len(heads) > 1:
+        head_ids = queries.take(pa.array(heads))
+        codes = pc.dictionary_encode(head_ids).combine_chunks().indices.to_numpy()
+        if codes.max() + 1 < len(heads):  # some query appears in two places
+            qcode = np.repeat(codes, np.diff(heads, append=n))
+            order = np.argsort(qcode, kind="stable")
+            qsorted = qcode[order]
+            change[0] = True
+            np.not_equal(qsorted[1:], qsorted[:-1], out=change[1:])
+            heads = np.flatnonzero(change)
+            docs = docs.take(pa.array(order))
+    bounds = np.append(heads, n)
+    pairs = []
+    start = 0
+    while start < n:
+        # whole queries: as many as fit in _DUPLICATE_SLICE rows, and at least one
+        stop = int(bounds[np.searchsorted(bounds, start + _DUPLICATE_SLICE, side="right") - 1])
+        if stop <= start:
+            stop = int(bounds[np.searchsorted(bounds, start, side="right")])
+        piece = docs.slice(start, stop - start)
+        if isinstance(piece, pa.ChunkedArray):
+            piece = piece.combine_chunks()
+        if len(pc.unique(piece)) < len(piece):  # some document id occurs twice here
+            encoded = pc.dictionary_encode(piece)
+            local = encoded.indices.to_numpy().astype(np.int64)
+            inner = bounds[np.searchsorted(bounds, start) : np.searchsorted(bounds, stop, "right")]
+            inner = inner - start
+            segment = np.repeat(np.arange(len(inner) - 1, dtype=np.int64), np.diff(inner))
+            key = segment * len(encoded.dictionary) + local
+            pairs.extend(_repeated(key, start))
+        start = stop
+    if not pairs:
+        return None
+    if order is not None:
+        pairs = [tuple(sorted((int(order[a]), int(order[b])))) for a, b in pairs]
+    return min(pairs, key=lambda p: (p[1], p[0]))
+
+
+def _repeated(key: np.ndarray, offset: int):
+    """(first, second) rows of each value repeated in ``key``, offset added."""
+    order = np.argsort(key, kind="stable")
+    ordered = key[order]
+    same = np.flatnonzero(ordered[1:] == ordered[:-1])
+    if not same.size:
+        return []
+    # within a run of equal keys the stable sort keeps row order: the run's first
+    # row is the first occurrence, the next one the earliest repeat
+    starts = same[np.r_[True, np.diff(same) > 1]]
+    return [(int(order[s]) + offset, int(order[s + 1]) + offset) for s in starts]
+
+
+def _to_numpy_bool(values) -> np.ndarray:
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks() if values.num_chunks != 1 else values.chunk(0)
+    return values.to_numpy(zero_copy_only=False)
+
+
+# --- ids -------------------------------------------------------------------------------
+
+
+def _is_int(x) -> bool:
+    return isinstance(x, (numbers.Integral, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+
+def _id_array(values: list, describe) -> pa.Array:
+    """Ids (all str or all int) as a ``string`` or ``int64`` Arrow array.
+
+    ``describe(i)`` names element ``i`` for a message. Integers are never
+    turned into strings nor strings into integers.
+    """
+    if not values:
+        return pa.array([], pa.string())
+    first = values[0]
+    try:
+        if isinstance(first, str):
+            return pa.array(values, type=pa.string())
+        if _is_int(first):
+            array = pa.array(values)  # inferred: a float or a bool among them is refused
+            if array.type == pa.int64() and not array.null_count:
+                return array
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError, UnicodeError):
+        pass
+    if not (isinstance(first, str) or _is_int(first)):
+        raise TypeError(
+            f"{describe(0)}: ids must be strings or integers; got {type(first).__name__} "
+            f"{first!r}"
+        )
+    kind = str if isinstance(first, str) else int
+    for i, x in enumerate(values):
+        ok = isinstance(x, str) if kind is str else _is_int(x)
+        if not ok:
+            raise TypeError(
+                f"{describe(i)}: ids must be all strings or all integers (the first is "
+                f"{kind.__name__}); got {type(x).__name__} {x!r}"
+            )
+        if kind is str:
+            try:
+                x.encode("utf-8")
+            except UnicodeEncodeError:
+                raise ValueError(f"{describe(i)}: id {x!r} cannot be encoded as UTF-8") from None
+        elif not -(2**63) <= int(x) < 2**63:
+            raise ValueError(f"{describe(i)}: integer id {x!r} does not fit in 64 bits")
+    return pa.array(values, type=pa.string() if kind is str else pa.int64())
+
+
+def _is_string_view(t) -> bool:
+    return bool(getattr(pa.types, "is_string_view", lambda _: False)(t))
+
+
+def _id_column(array, name: str, where) -> pa.ChunkedArray:
+    """A frame's id column as ``string``/``large_string`` or ``int64`` (never re-parsed)."""
+    array = array if isinstance(array, pa.ChunkedArray) else pa.chunked_array([array])
+    t = array.type
+    if pa.types.is_dictionary(t):
+        array = array.cast(t.value_type)
+        t = array.type
+    if pa.types.is_large_string(t) or _is_string_view(t):
+        try:
+            array = array.cast(pa.string())
+        except (pa.ArrowInvalid, pa.ArrowCapacityError):  # a chunk over 2 GiB: keep it large
+            pass
+    elif pa.types.is_integer(t):
+        if t != pa.int64():
+            try:
+                array = array.cast(pa.int64())
+            except pa.ArrowInvalid:
+                row = _first_true(pc.greater(array, 2**63 - 1))
+                raise ValueError(
+                    f"{where(row)}: {name} {array[row].as_py()} does not fit in 64 bits"
+                ) from None
+    elif not pa.types.is_string(t):
+        hint = " (missing ids make an integer column float)" if pa.types.is_floating(t) else ""
+        raise TypeError(
+            f"{where(None)}: column {name!r} must hold strings or integers, got {t}{hint}"
+        )
+    if array.null_count:
+        raise ValueError(f"{where(_first_true(array.is_null()))}: {name} is missing")
+    return array
+
+
+# --- dicts -----------------------------------------------------------------------------
+
+
+_COLLECTIONS = (list, tuple, set, frozenset, np.ndarray)
+
+
+def _from_mapping(data: Mapping, kind: str) -> pa.Table:
+    what = _WHAT[kind]
+    queries, inner = [], []
+    all_mappings = True
+    for q, docs in data.items():
+        if isinstance(docs, Mapping):
+            pass
+        elif isinstance(docs, _COLLECTIONS):
+            if kind == "run" and isinstance(docs, (set, frozenset)):
+                raise TypeError(
+                    f"{kind}[{q!r}] is a set, which has no order; give a list of "
+                    "document ids, best first, or a dict {doc_id: score}"
+                )
+            if isinstance(docs, np.ndarray):
+                docs = docs.tolist()
+            all_mappings = False
+        else:
+            raise TypeError(
+                f"{kind}[{q!r}] must be a dict {{doc_id: {what}}} or a "
+                f"{'set or list of relevant' if kind == 'qrels' else 'list of'} document "
+                f"ids, got {type(docs).__name__}"
+            )
+        if len(docs):
+            queries.append(q)
+            inner.append(docs)
+    lengths = np.fromiter(map(len, inner), np.int64, len(inner))
+    n = int(lengths.sum())
+    qcodes = np.repeat(np.arange(len(queries), dtype=np.int32), lengths)
+    starts = np.cumsum(lengths) - lengths
+
+    def describe_query(i):
+        return f"{kind} query id {queries[i]!r}"
+
+    def describe_doc(row):
+        q = int(qcodes[row])
+        return f"{kind}[{queries[q]!r}], document {row - int(starts[q]) + 1}"
+
+    query_values = _id_array(queries, describe_query)
+    doc_list = list(chain.from_iterable(inner))
+    docs_array = _id_array(doc_list, describe_doc)
+    if all_mappings:
+        values = _dict_values(inner, queries, kind, n)
+    else:
+        values = np.empty(n, dtype=np.float64)
+        for i, docs in enumerate(inner):
+            lo, hi = int(starts[i]), int(starts[i] + lengths[i])
+            if isinstance(docs, Mapping):
+                values[lo:hi] = _dict_values([docs], [queries[i]], kind, hi - lo)
+            elif kind == "qrels":
+                values[lo:hi] = 1.0
+            else:
+                values[lo:hi] = np.arange(hi - lo, 0, -1)
+    if len(query_values) and len(queries):
+        query_ids = pa.DictionaryArray.from_arrays(pa.array(qcodes), query_values).cast(
+            query_values.type
+        )
+    else:
+        query_ids = pa.array([], query_values.type)
+    table = pa.table({"query_id": query_ids, "doc_id": docs_array, _VALUE[kind]: values})
+
+    def where(row, other=None):
+        q = queries[int(qcodes[row])]
+        if other is None:
+            return f"{kind}[{q!r}][{doc_list[row]!r}]"
+        return (
+            f"{kind}[{q!r}], positions {row - int(starts[qcodes[row]]) + 1} and "
+            f"{other - int(starts[qcodes[other]]) + 1}"
+        )
+
+    return _finish(table, kind, where, unique=all_mappings)
+
+
+def _dict_values(inner, queries, kind: str, n: int) -> np.ndarray:
+    """The values of dicts ``inner``, in order, as float64 (numbers only, no strings)."""
+    flat = list(chain.from_iterable(d.values() for d in inner))
+    try:
+        array = pa.array(flat, type=pa.float64())
+        if not array.null_count:
+            return array.to_numpy()
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
+        pass
+    out = np.empty(n, dtype=np.float64)
+    row = 0
+    for q, docs in zip(queries, inner, strict=True):
+        for d, v in docs.items():
+            if isinstance(v, (numbers.Real, np.bool_)):
+                out[row] = float(v)
+            else:
+                raise TypeError(
+                    f"{kind}[{q!r}][{d!r}]: {_WHAT[kind]} must be a number, got "
+                    f"{type(v).__name__} {v!r}"
+                )
+            row += 1
+    return out
+
+
+# --- frames ----------------------------------------------------------------------------
+
+
+def _column_names(kind: str, columns, available) -> dict:
+    """canonical name -> the frame's column name, for the columns present."""
+    columns = dict(columns or {})
+    unknown = set(columns) - set(_CANONICAL)
+    if unknown:
+        raise ValueError(
+            f"columns: unknown canonical name(s) {sorted(unknown)}; use {list(_CANONICAL)}"
+        )
+    names = {c: columns.get(c, c) for c in _CANONICAL}
+    missing_mapped = [v for k, v in columns.items() if v not in available]
+    if missing_mapped:
+        raise ValueError(
+            f"{kind}: columns maps to {missing_mapped}, which the frame does not have "
+            f"(it has {list(available)})"
+        )
+    return {c: n for c, n in names.items() if n in available}
+
+
+def _from_pandas(frame, kind: str, columns) -> pa.Table:
+    import pandas as pd
+
+    source = f"{kind} DataFrame"
+    names = _column_names(kind, columns, list(frame.columns))
+    needed = _needed(kind, names, list(frame.columns), source)
+    index = frame.index
+
+    def label(row) -> str:
+        value = index[row]
+        return repr(value.item() if isinstance(value, np.generic) else value)
+
+    def where(row, other=None):
+        if row is None:
+            return source
+        if other is None:
+            return f"{source}, row {label(row)}"
+        return f"{source}, rows {label(row)} and {label(other)}"
+
+    arrays = {}
+    for canonical, name in needed.items():
+        col = frame[name]
+        if isinstance(col, pd.DataFrame):
+            raise ValueError(f"{source}: more than one column is named {name!r}")
+        try:
+            arrays[canonical] = pa.chunked_array([pa.Array.from_pandas(col)])
+        except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError) as error:
+            raw = col.to_numpy(dtype=object)
+            first = next((x for x in raw if x is not None), None)
+            for i, x in enumerate(raw):
+                if type(x) is not type(first):
+                    raise TypeError(
+                        f"{where(i)}: column {name!r} mixes {type(first).__name__} and "
+                        f"{type(x).__name__} values ({x!r})"
+                    ) from None
+            raise TypeError(f"{source}: column {name!r} cannot be read: {error}") from None
+    return _from_columns(arrays, kind, where)
+
+
+def _from_arrow(table: pa.Table, kind: str, columns, source: str) -> pa.Table:
+    names = _column_names(kind, columns, table.column_names)
+    needed = _needed(kind, names, table.column_names, source)
+
+    def where(row, other=None):
+        if row is None:
+            return source
+        if other is None:
+            return f"{source}, row {row}"
+        return f"{source}, rows {row} and {other}"
+
+    return _from_columns({c: table[n] for c, n in needed.items()}, kind, where)
+
+
+def _needed(kind: str, names: dict, available, source: str) -> dict:
+    value = _VALUE[kind]
+    need = {"query_id", "doc_id"}
+    if value in names or kind == "qrels" or "rank" not in names:
+        need.add(value)
+    else:
+        need.add("rank")
+    missing = [c for c in ("query_id", "doc_id", value) if c in need and c not in names]
+    if missing:
+        alternative = f" (or '{value}' as 'rank')" if kind == "run" else ""
+        raise ValueError(
+            f"{source} needs the columns query_id, doc_id, {value}{alternative}; missing "
+            f"{missing} (it has {list(available)}); map your names with "
+            "columns={'query_id': ..., 'doc_id': ..., " f"'{value}': ...}}"
+        )
+    return {c: names[c] for c in ("query_id", "doc_id", value, "rank") if c in need}
+
+
+def _from_columns(arrays: dict, kind: str, where) -> pa.Table:
+    value = _VALUE[kind]
+    query_ids = _id_column(arrays["query_id"], "query_id", where)
+    doc_ids = _id_column(arrays["doc_id"], "doc_id", where)
+    if value in arrays:
+        values = _number_column(arrays[value], value, where)
+    else:
+        values = pc.negate(_number_column(arrays["rank"], "rank", where))
+    table = pa.table({"query_id": query_ids, "doc_id": doc_ids, value: values})
+    return _finish(table, kind, where)
+
+
+def _number_column(array, name: str, where) -> pa.ChunkedArray:
+    array = array if isinstance(array, pa.ChunkedArray) else pa.chunked_array([array])
+    t = array.type
+    if pa.types.is_dictionary(t):
+        array = array.cast(t.value_type)
+        t = array.type
+    if not (
+        pa.types.is_integer(t)
+        or pa.types.is_floating(t)
+        or pa.types.is_boolean(t)
+        or pa.types.is_decimal(t)
+        or pa.types.is_null(t)
+    ):
+        raise TypeError(f"{where(None)}: column {name!r} must be numeric, got {t}")
+    if array.null_count:
+        raise ValueError(f"{where(_first_true(array.is_null()))}: {name} is missing")
+    return array.cast(pa.float64())

@@ -1,0 +1,653 @@
+r"""The ranking step: qrels + run -> every query's grades in rank order.
+
+:func:`rank_run` joins a run with its judgments and sorts every query's
+documents by score. Its result, a :class:`RankedRun`, holds the grades of
+the ranked documents of all queries in one flat array (with offsets), plus
+what the judgments say about each query (its relevant count, its judged
+grades). :func:`rankeval.evaluate` scores those grades with the measures of
+:mod:`rankeval.measures`; any metric function of the package takes them
+too, through :meth:`RankedRun.padded` or :meth:`RankedRun.ragged`.
+
+The engine is **pyarrow** (pinned in ``requirements.txt``): the inputs arrive
+as Arrow tables (from ``rankeval._tables``), ids are matched by Arrow's
+hash kernels (``pyarrow.compute.index_in``, ``dictionary_encode``) that
+compare the ids as exact strings (or integers), and documents are ordered by
+Arrow's stable multi-key sort (``pyarrow.compute.sort_indices``), which
+compares strings byte by byte, as C's ``strcmp`` does in trec_eval. pyarrow
+was chosen over polars because pandas (the result type of ``evaluate``) already
+builds on it, its CSV reader reads TREC files, and it needs no second
+dataframe library. No id is ever hashed or compared by code of this package.
+
+Chapter: :doc:`/chapters/13_evaluating_a_run`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ._validation import check_threshold
+
+__all__ = ["RankedRun", "rank_run"]
+
+TIES = ("trec_eval", "input", "average")
+IDEAL = ("judged", "retrieved")
+MISSING = ("skip", "zero")
+SCORE_PRECISION = ("double", "float")
+GRADES = ("float", "trec_eval")
+
+
+def _tables():
+    """The canonical-table builders of the IO layer (imported late: no cycle)."""
+    from ._tables import qrels_table, run_table
+
+    return qrels_table, run_table
+
+
+def _choice(name, value, allowed):
+    if not isinstance(value, str) or value not in allowed:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
+
+
+@dataclass(frozen=True, eq=False)
+class RankedRun:
+    r"""Every query's retrieved documents in rank order, with their grades.
+
+    Build it with :func:`rank_run`. The ``n`` queries are in ``query_ids``
+    order; query ``i``'s ranked grades are ``grades[offsets[i]:offsets[i+1]]``.
+
+    Attributes
+    ----------
+    query_ids : ndarray of shape (n,)
+        Query ids, sorted: strings by their UTF-8 bytes (as C's ``strcmp``),
+        integer ids (``int64``) numerically.
+    grades : ndarray of float64
+        The grades of all queries' ranked documents, query after query, best
+        rank first. ``NaN`` marks a document the qrels do not judge; a
+        negative grade (some TREC qrels use -1 or -2) is kept as given:
+        trec_eval reads it as "in the pool but unjudged".
+    offsets : ndarray of int64, shape (n + 1,)
+        Where each query's ranking starts in ``grades``.
+    scores : ndarray of float64
+        The scores of the ranked documents, aligned with ``grades`` (rounded
+        to 32-bit floats with ``score_precision="float"``).
+    threshold : float
+        The default relevance threshold (a grade ``>= threshold`` is relevant).
+    ideal : {"judged", "retrieved"}
+        Where the relevant counts and ideal lists come from (see
+        :func:`rank_run`).
+    tie_groups : ndarray of int64 or None
+        With ``ties="average"``: for every ranked document, the number of its
+        group of equal scores (increasing along the flat array); else None.
+
+    Chapter: :doc:`/chapters/13_evaluating_a_run`.
+    """
+
+    query_ids: np.ndarray
+    grades: np.ndarray
+    offsets: np.ndarray
+    scores: np.ndarray
+    threshold: float
+    ideal: str
+    tie_groups: np.ndarray | None
+    _judged: np.ndarray = field(repr=False)  # qrels grades (>= 0), query after query
+    _judged_offsets: np.ndarray = field(repr=False)
+    _cache: dict = field(default_factory=dict, repr=False)
+
+    def __len__(self) -> int:
+        return len(self.query_ids)
+
+    @property
+    def lengths(self) -> np.ndarray:
+        """Number of ranked documents of every query (int64)."""
+        return np.diff(self.offsets)
+
+    def __getitem__(self, where) -> RankedRun:
+        """The queries ``where`` (a slice with step 1) as a RankedRun of their own."""
+        if not isinstance(where, slice) or where.step not in (None, 1):
+            raise TypeError("a RankedRun is sliced with a contiguous slice, e.g. ranked[10:20]")
+        start, stop, _ = where.indices(len(self))
+        stop = max(start, stop)
+        a, b = self.offsets[start], self.offsets[stop]
+        ja, jb = self._judged_offsets[start], self._judged_offsets[stop]
+        return RankedRun(
+            self.query_ids[start:stop],
+            self.grades[a:b],
+            self.offsets[start : stop + 1] - a,
+            self.scores[a:b],
+            self.threshold,
+            self.ideal,
+            None if self.tie_groups is None else self.tie_groups[a:b],
+            self._judged[ja:jb],
+            self._judged_offsets[start : stop + 1] - ja,
+        )
+
+    def chunks(self, max_cells=1 << 24):
+        """Yield ``(slice, RankedRun)`` blocks of queries whose padded matrix has at
+        most ``max_cells`` cells (a single longer query forms its own block)."""
+        lengths = self.lengths
+        n = len(lengths)
+        if n == 0:
+            return
+        if n * max(int(lengths.max()), 1) <= max_cells:
+            yield slice(0, n), self
+            return
+        start, width = 0, 1
+        for i, m in enumerate(lengths.tolist()):
+            wide = max(width, m, 1)
+            if i > start and (i - start + 1) * wide > max_cells:
+                yield slice(start, i), self[start:i]
+                start, wide = i, max(m, 1)
+            width = wide
+        yield slice(start, n), self[start:n]
+
+    # --- the ranked grades -----------------------------------------------------------
+
+    def _cells(self, k):
+        lengths = self.lengths
+        width = max(int(lengths.max()) if lengths.size else 0, 1)
+        if k is not None:
+            width = min(width, k)
+        kept = np.minimum(lengths, width)
+        mask = np.arange(width) < kept[:, None]
+        return width, kept, mask
+
+    def _flat(self, k, unjudged):
+        """The grades of the top ``k`` of every ranking, flat, unjudged replaced."""
+        g = self.grades
+        if k is not None and np.any(self.lengths > k):
+            pos = np.arange(g.size) - np.repeat(self.offsets[:-1], self.lengths)
+            g = g[pos < k]
+        if unjudged != unjudged:  # NaN: negative grades stay as given (pooled, unjudged)
+            return g
+        return np.where(np.isnan(g) | (g < 0), unjudged, g)
+
+    def padded(self, k=None, unjudged=0.0) -> np.ndarray:
+        r"""The ranked grades as one ``(n_queries, width)`` matrix.
+
+        Parameters
+        ----------
+        k : int or None, default=None
+            Keep the top ``k`` of each ranking (the width is then at most ``k``).
+        unjudged : float, default=0.0
+            Value of an unjudged document and of the padding past the end of
+            a ranking; a number also replaces negative grades. ``0.0`` treats
+            them as not relevant (most measures, and trec_eval). ``np.nan``
+            keeps them apart, for the measures that read judgments as
+            trec_eval does (bpref, infAP, Judged@k): then negative grades are
+            kept as given, trec_eval's "in the pool but unjudged".
+
+        Returns
+        -------
+        ndarray of float64, shape (n_queries, width)
+            Row ``i`` holds query ``i``'s grades, best rank first; ``width`` is
+            the longest ranking (cut at ``k``), at least 1.
+        """
+        key = ("padded", k, repr(unjudged))
+        if key not in self._cache:
+            width, _, mask = self._cells(k)
+            out = np.full((len(self), width), unjudged, dtype=np.float64)
+            out[mask] = self._flat(k, unjudged)
+            self._cache[key] = out
+        return self._cache[key]
+
+    def ragged(self, k=None, unjudged=0.0) -> list:
+        """The ranked grades as a list of 1-D arrays (one per query), cut at ``k``."""
+        g = self._flat(None, unjudged)
+        return [
+            g[a : b if k is None else min(b, a + k)]
+            for a, b in zip(self.offsets[:-1].tolist(), self.offsets[1:].tolist(), strict=True)
+        ]
+
+    def tie_groups_padded(self, k=None) -> np.ndarray:
+        """``(n_queries, width)`` tie-group numbers (``ties="average"``), -1 in padding."""
+        if self.tie_groups is None:
+            raise ValueError("tie groups exist only for a run ranked with ties='average'")
+        width, _, mask = self._cells(k)
+        out = np.full((len(self), width), -1, dtype=np.int64)
+        flat = self.tie_groups
+        if k is not None and np.any(self.lengths > k):
+            pos = np.arange(flat.size) - np.repeat(self.offsets[:-1], self.lengths)
+            flat = flat[pos < k]
+        out[mask] = flat - (flat.min() if flat.size else 0)
+        return out
+
+    # --- what the judgments say about each query ----------------------------------------
+
+    def _pool(self):
+        """Flat grades (>= 0) and query numbers of the documents that define each
+        query's relevant counts and ideal list."""
+        if self.ideal == "judged":
+            grades, offsets = self._judged, self._judged_offsets
+            return grades, np.repeat(np.arange(len(self)), np.diff(offsets))
+        g = self.grades
+        keep = ~np.isnan(g) & (g >= 0)
+        qcode = np.repeat(np.arange(len(self)), self.lengths)
+        return g[keep], qcode[keep]
+
+    def _per_query_count(self, flags):
+        grades, qcode = self._pool()
+        counts = np.bincount(qcode, weights=flags(grades), minlength=len(self))
+        return counts.astype(np.int64)
+
+    def n_relevant(self, threshold=None) -> np.ndarray:
+        """Relevant documents per query (grade ``>= threshold``), retrieved or not
+        (``ideal="judged"``), or among the retrieved ones (``ideal="retrieved"``)."""
+        t = self.threshold if threshold is None else check_threshold(threshold)
+        return self._per_query_count(lambda g: (g >= t).astype(np.float64))
+
+    def n_judged_nonrelevant(self, threshold=None) -> np.ndarray:
+        """Judged non-relevant documents per query (``0 <= grade < threshold``)."""
+        t = self.threshold if threshold is None else check_threshold(threshold)
+        return self._per_query_count(lambda g: (g < t).astype(np.float64))
+
+    def n_judged(self) -> np.ndarray:
+        """Judged documents per query (grade ``>= 0``)."""
+        return self._per_query_count(lambda g: np.ones(g.shape))
+
+    def max_judged_grade(self) -> np.ndarray:
+        """Each query's largest judged grade (0 for a query without a positive one)."""
+        grades, qcode = self._pool()
+        out = np.zeros(len(self))
+        np.maximum.at(out, qcode, grades)
+        return out
+
+    def ideal_grades(self, k=None, gain=None) -> np.ndarray:
+        r"""Each query's judged grades, best first, zero-padded: the ideal ranking.
+
+        Parameters
+        ----------
+        k : int or None, default=None
+            Keep the best ``k``.
+        gain : callable or None, default=None
+            Map the grades to gains first (``gain(grades) -> gains``, element
+            by element); the best *gains* are kept. Only positive values are
+            kept: a gain of 0 or less adds nothing to an ideal DCG.
+
+        Returns
+        -------
+        ndarray of float64, shape (n_queries, width)
+        """
+        grades, qcode = self._pool()
+        values = grades if gain is None else np.asarray(gain(grades), dtype=np.float64)
+        pos = np.flatnonzero(values > 0)
+        order = pos[np.lexsort((-values[pos], qcode[pos]))]
+        counts = np.bincount(qcode[order], minlength=len(self))
+        rank = np.arange(order.size) - np.repeat(np.cumsum(counts) - counts, counts)
+        width = max(int(counts.max()) if counts.size else 0, 1)
+        width = width if k is None else min(width, k)
+        keep = rank < width
+        out = np.zeros((len(self), width))
+        out[qcode[order][keep], rank[keep]] = values[order][keep]
+        return out
+
+    def grade_counts(self, max_grade: int) -> np.ndarray:
+        """``(n_queries, max_grade)``: judged documents of grade 1, 2, ..., max_grade
+        (whole grades only) per query."""
+        grades, qcode = self._pool()
+        ok = (grades == np.round(grades)) & (grades >= 1) & (grades <= max_grade)
+        counts = np.zeros((len(self), max_grade))
+        np.add.at(counts, (qcode[ok], grades[ok].astype(np.int64) - 1), 1)
+        return counts
+
+
+def _only(columns, names):
+    """The part of one ``columns`` mapping that concerns one input (qrels or run)."""
+    if columns is None:
+        return None
+    unknown = sorted(set(columns) - {"query_id", "doc_id", "relevance", "score", "rank"})
+    if unknown:
+        raise ValueError(
+            f"columns maps {unknown}, which are not canonical column names; use query_id, "
+            "doc_id, relevance, score or rank as keys"
+        )
+    return {k: v for k, v in columns.items() if k in names} or None
+
+
+def _unify(a, b, what: str):
+    """Give two id columns one Arrow type: strings if either holds strings."""
+    import pyarrow as pa
+
+    ta, tb = a.type, b.type
+    if ta == tb:
+        return a, b
+    if pa.types.is_integer(ta) and pa.types.is_integer(tb):
+        return a.cast(pa.int64()), b.cast(pa.int64())
+    large = pa.types.is_large_string(ta) or pa.types.is_large_string(tb)
+    target = pa.large_string() if large else pa.string()
+    return a.cast(target), b.cast(target)
+
+
+def _codes(values, value_set) -> np.ndarray:
+    """Position of every value in ``value_set`` (exact match by Arrow), -1 if absent."""
+    import pyarrow.compute as pc
+
+    found = pc.index_in(values, value_set=value_set)
+    return pc.fill_null(found, -1).to_numpy().astype(np.int64, copy=False)
+
+
+def _sorted_unique(column):
+    import pyarrow.compute as pc
+
+    unique = pc.unique(column)
+    return unique.take(pc.sort_indices(unique))
+
+
+def _by_doc_id_descending(order, q, scores, rows, docs):
+    """Reorder, in place, each group of equal scores of ``order`` by document id,
+    descending, compared byte by byte (C's ``strcmp``, as trec_eval)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    q_sorted, s_sorted = q[order], scores[order]
+    tied = np.zeros(order.size, dtype=bool)  # tied[i]: same query and score as i - 1
+    tied[1:] = (q_sorted[1:] == q_sorted[:-1]) & (s_sorted[1:] == s_sorted[:-1])
+    if not tied.any():
+        return
+    member = tied.copy()
+    member[:-1] |= tied[1:]  # the first document of each group too
+    cells = np.flatnonzero(member)
+    group = np.cumsum(~tied)[cells]
+    ids = docs.take(pa.array(rows[order[cells]]))
+    if not (pa.types.is_string(ids.type) or pa.types.is_large_string(ids.type)):
+        ids = ids.cast(pa.string())  # integer ids tie-break as their text
+    within = pc.sort_indices(
+        pa.table({"g": group, "d": ids}), sort_keys=[("g", "ascending"), ("d", "descending")]
+    ).to_numpy()
+    order[cells] = order[cells][within]
+
+
+def _match_integer_ids(q_code, q_doc, r_code, r_doc, keep):
+    """Row of the qrels judging each kept run row (-1: none), for integer document ids.
+
+    The pair (query code, document id) becomes one int64 key, looked up among the
+    qrels' keys by Arrow's ``index_in`` (exact integer equality). Returns None when
+    the keys could overflow (then the hash join on the ids is used).
+    """
+    import pyarrow as pa
+
+    qd = q_doc.to_numpy().astype(np.int64, copy=False)
+    rd = r_doc.to_numpy().astype(np.int64, copy=False)[keep]
+    if not qd.size or not rd.size:
+        return np.full(rd.size, -1, dtype=np.int64)
+    low = min(int(qd.min()), int(rd.min()))
+    span = max(int(qd.max()), int(rd.max())) - low + 1
+    if (int(q_code.max()) + 1) * span >= 2**62:
+        return None
+    q_keys = q_code.astype(np.int64) * span + (qd - low)
+    r_keys = r_code[keep].astype(np.int64) * span + (rd - low)
+    return _codes(pa.array(r_keys), pa.array(q_keys))
+
+
+def _left_join(left, right, keys, left_output, right_output):
+    """Acero's hash join (left outer), keeping only the columns asked for."""
+    from pyarrow import acero
+
+    options = acero.HashJoinNodeOptions(
+        "left outer", left_keys=keys, right_keys=keys,
+        left_output=left_output, right_output=right_output,
+    )  # fmt: skip
+    plan = acero.Declaration(
+        "hashjoin",
+        options,
+        inputs=[
+            acero.Declaration("table_source", acero.TableSourceNodeOptions(left)),
+            acero.Declaration("table_source", acero.TableSourceNodeOptions(right)),
+        ],
+    )
+    return plan.to_table()
+
+
+def _group_starts(keys: np.ndarray) -> np.ndarray:
+    """True where a run of equal ``keys`` begins."""
+    starts = np.ones(keys.size, dtype=bool)
+    if keys.size > 1:
+        np.not_equal(keys[1:], keys[:-1], out=starts[1:])
+    return starts
+
+
+def rank_run(
+    qrels,
+    run,
+    *,
+    threshold=1,
+    ties="trec_eval",
+    judged_only=False,
+    missing="skip",
+    ideal="judged",
+    score_precision="double",
+    grades="float",
+    max_docs=None,
+    columns=None,
+) -> RankedRun:
+    r"""Join a run with its judgments and rank every query's documents by score.
+
+    Parameters
+    ----------
+    qrels : str, os.PathLike, file, dict, pandas.DataFrame or pyarrow.Table
+        Judgments: a TREC qrels file (``query_id iteration doc_id grade``),
+        ``{query_id: {doc_id: grade}}``, ``{query_id: set_of_relevant_ids}``
+        (grade 1), or a table with columns ``query_id``, ``doc_id``,
+        ``relevance`` (see ``columns``).
+    run : str, os.PathLike, file, dict, pandas.DataFrame or pyarrow.Table
+        Ranked documents: a TREC run file (``query_id Q0 doc_id rank score
+        tag``; the rank column is ignored, as in trec_eval),
+        ``{query_id: {doc_id: score}}``, ``{query_id: [doc ids, best first]}``,
+        or a table with columns ``query_id``, ``doc_id``, ``score`` (or
+        ``rank``, lower is better). Higher scores rank first.
+    threshold : float, default=1
+        Default relevance threshold of the result (trec_eval's ``-l``).
+    ties : {"trec_eval", "input", "average"}, default="trec_eval"
+        Order of documents with equal scores: ``"trec_eval"`` by document id,
+        descending, compared byte by byte (C's ``strcmp``; ``"d9"`` before
+        ``"d10"``; integer ids are compared as their decimal text, so a
+        file and a frame of the same data agree); ``"input"`` in the order
+        the run lists them; ``"average"`` like ``"input"``, and the groups of
+        equal scores are recorded in ``tie_groups`` (for tie-averaged DCG,
+        as scikit-learn's ``ndcg_score``).
+    judged_only : bool, default=False
+        trec_eval's ``-J``: drop every document the qrels do not judge, and
+        every negatively judged one (trec_eval stores "unjudged" as a
+        negative grade), after ranking and after ``max_docs``.
+    missing : {"skip", "zero"}, default="skip"
+        Judged queries the run does not contain: left out (trec_eval), or
+        kept with an empty ranking (trec_eval's ``-c``).
+    ideal : {"judged", "retrieved"}, default="judged"
+        Relevant counts, judged counts and ideal lists come from all judged
+        documents of the query (trec_eval), or from the ranked ones only
+        (scikit-learn).
+    score_precision : {"double", "float"}, default="double"
+        ``"double"`` compares scores as 64-bit floats (trec_eval 10);
+        ``"float"`` rounds them to 32-bit floats first, as trec_eval 9 and
+        pytrec_eval(-terrier) store them, so that scores differing only
+        beyond float32's 7 digits tie (and are then ordered by ``ties``).
+    grades : {"float", "trec_eval"}, default="float"
+        ``"float"`` keeps fractional grades (1.5 stays 1.5); ``"trec_eval"``
+        truncates them toward zero as trec_eval's ``atol`` does (1.5 -> 1,
+        -0.5 -> 0).
+    max_docs : int or None, default=None
+        Keep only the top ``max_docs`` documents of every query (trec_eval's
+        ``-M``), after ranking.
+    columns : dict, optional
+        Column names of table inputs, canonical -> yours, e.g.
+        ``{"query_id": "user", "doc_id": "item", "score": "pred",
+        "relevance": "rating"}``.
+
+    Returns
+    -------
+    RankedRun
+        Queries judged in the qrels and present in the run (all judged
+        queries with ``missing="zero"``), sorted by id; queries of the run
+        without judgments are ignored, as trec_eval ignores them.
+
+    Raises
+    ------
+    ValueError
+        Options out of range, malformed inputs (from the readers: file, line
+        and reason), or a run and qrels with no query in common.
+
+    Notes
+    -----
+    Only the engine compares ids: query ids are matched with
+    ``pyarrow.compute.index_in`` against the qrels' sorted unique ids, and the
+    (query, document) pairs of the run with those of the qrels by one hash
+    join (Acero's ``Table.join``, left outer: a run document without a
+    judgment gets NaN). The documents are then ordered by one stable
+    multi-key sort (``pyarrow.compute.sort_indices``).
+
+    Chapter: :doc:`/chapters/13_evaluating_a_run`.
+
+    Examples
+    --------
+    >>> from rankeval import rank_run, precision_at_k
+    >>> qrels = {"q1": {"d1": 1}, "q2": {"a": 2, "b": 0}}
+    >>> run = {"q1": {"d1": 2.0, "abcdefghij": 1.0}, "q2": {"a": 0.1, "b": 0.9, "c": 0.5}}
+    >>> ranked = rank_run(qrels, run)
+    >>> ranked.query_ids.tolist(), ranked.ragged()
+    (['q1', 'q2'], [array([1., 0.]), array([0., 0., 2.])])
+    >>> ranked.n_relevant().tolist()
+    [1, 1]
+    >>> precision_at_k(ranked.padded(), k=1)
+    array([1., 0.])
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    t = check_threshold(threshold)
+    _choice("ties", ties, TIES)
+    _choice("missing", missing, MISSING)
+    _choice("ideal", ideal, IDEAL)
+    _choice("score_precision", score_precision, SCORE_PRECISION)
+    _choice("grades", grades, GRADES)
+    if not isinstance(judged_only, (bool, np.bool_)):
+        raise TypeError(f"judged_only must be True or False, got {judged_only!r}")
+    if max_docs is not None:
+        if isinstance(max_docs, (bool, np.bool_)) or not isinstance(max_docs, (int, np.integer)):
+            raise TypeError(f"max_docs must be a positive int or None, got {max_docs!r}")
+        if max_docs <= 0:
+            raise ValueError(f"max_docs must be a positive int or None, got {max_docs}")
+    qrels_table, run_table = _tables()
+    if columns is not None and not isinstance(columns, dict):
+        raise TypeError(f"columns must be a dict canonical name -> yours, got {columns!r}")
+    qt = qrels_table(qrels, columns=_only(columns, ("query_id", "doc_id", "relevance")))
+    rt = run_table(run, columns=_only(columns, ("query_id", "doc_id", "score", "rank")))
+
+    q_qid, r_qid = _unify(qt.column("query_id"), rt.column("query_id"), "query")
+    q_doc, r_doc = _unify(qt.column("doc_id"), rt.column("doc_id"), "document")
+
+    # queries: the qrels' ids, sorted (bytes order / numbers), and every row's code
+    queries = _sorted_unique(q_qid)
+    q_code = _codes(q_qid, queries)
+    encoded = pc.dictionary_encode(r_qid).combine_chunks()
+    r_code = _codes(encoded.dictionary, queries)[encoded.indices.to_numpy()]
+    present = np.zeros(len(queries), dtype=bool)
+    present[r_code[r_code >= 0]] = True
+    if not present.any():
+        raise ValueError(
+            f"the run and the qrels have no query in common (run: {len(encoded.dictionary)} "
+            f"queries, e.g. {encoded.dictionary[:3].to_pylist()}; qrels: {len(queries)}, e.g. "
+            f"{queries[:3].to_pylist()}); query ids are compared as exact strings"
+        )
+    keep = np.flatnonzero(r_code >= 0)
+
+    judged = qt.column("relevance").to_numpy().astype(np.float64, copy=True)
+    if grades == "trec_eval":
+        judged = np.trunc(judged)
+
+    # grades: one hash join (Acero) of the run's (query, document) pairs with the qrels'
+    # (the query is matched by its code: an integer key is cheaper than the id's text)
+    index = np.int32 if max(r_code.size, q_code.size) < 2**31 - 1 else np.int64
+    at = (
+        _match_integer_ids(q_code, q_doc, r_code, r_doc, keep)
+        if pa.types.is_integer(q_doc.type)
+        else None
+    )
+    if at is not None:  # integer ids: (query, document) keys matched by a sorted search
+        rows = keep.astype(index)
+        r_code = r_code[keep].astype(index)
+    else:
+        left = pa.table(
+            {
+                "q": r_code.astype(index),
+                "doc_id": r_doc,
+                "row": np.arange(r_code.size, dtype=index),
+            }
+        )
+        if keep.size < r_code.size:
+            left = left.filter(pa.array(r_code >= 0))
+        right = pa.table(
+            {"q": q_code.astype(index), "doc_id": q_doc, "at": np.arange(q_code.size, dtype=index)}
+        )
+        joined = _left_join(left, right, ["q", "doc_id"], ["q", "row"], ["at"])
+        del left, right
+        rows = joined.column("row").to_numpy()
+        at = pc.fill_null(joined.column("at"), -1).to_numpy()
+        r_code = joined.column("q").to_numpy()
+        del joined
+    row_grades = np.where(at >= 0, judged[np.maximum(at, 0)], np.nan)
+    del at
+
+    # order: query, score descending, then the tie rule
+    scores = rt.column("score").to_numpy().astype(np.float64, copy=False)[rows]
+    if score_precision == "float":
+        scores = scores.astype(np.float32).astype(np.float64)
+    # (input order among equal scores: needed by ties="input"/"average"; "trec_eval"
+    # re-sorts the tied groups by document id just below)
+    keys = (
+        {"q": r_code, "s": scores}
+        if ties == "trec_eval"
+        else {"q": r_code, "s": scores, "row": rows}
+    )
+    sort_keys = [("q", "ascending"), ("s", "descending"), ("row", "ascending")][: len(keys)]
+    order = pc.sort_indices(pa.table(keys), sort_keys=sort_keys)
+    order = order.to_numpy(zero_copy_only=False, writable=True)
+    if ties == "trec_eval" and order.size > 1:
+        _by_doc_id_descending(order, r_code, scores, rows, r_doc)
+    del rows
+    q_sorted = r_code[order]
+    g_sorted = row_grades[order]
+    s_sorted = scores[order]
+
+    n_all = len(queries)
+    if max_docs is not None or judged_only:
+        counts = np.bincount(q_sorted, minlength=n_all)
+        rank = np.arange(q_sorted.size) - np.repeat(np.cumsum(counts) - counts, counts)
+        mask = np.ones(q_sorted.size, dtype=bool)
+        if max_docs is not None:
+            mask &= rank < max_docs
+        if judged_only:
+            mask &= ~np.isnan(g_sorted) & (g_sorted >= 0)
+        q_sorted, g_sorted, s_sorted = q_sorted[mask], g_sorted[mask], s_sorted[mask]
+
+    tie_groups = None
+    if ties == "average":
+        new = _group_starts(q_sorted) | _group_starts(s_sorted)
+        tie_groups = np.cumsum(new) - 1
+
+    selected = np.flatnonzero(present) if missing == "skip" else np.arange(n_all)
+    counts = np.bincount(q_sorted, minlength=n_all)
+    offsets = np.concatenate(([0], np.cumsum(counts[selected]))).astype(np.int64)
+
+    # every selected query's judged grades (>= 0), for relevant counts and ideal lists
+    j_keep = (judged >= 0) & np.isin(q_code, selected) if missing == "skip" else judged >= 0
+    j_order = np.flatnonzero(j_keep)
+    j_order = j_order[np.argsort(q_code[j_order], kind="stable")]
+    j_counts = np.bincount(q_code[j_order], minlength=n_all)[selected]
+    j_offsets = np.concatenate(([0], np.cumsum(j_counts))).astype(np.int64)
+
+    if pa.types.is_integer(queries.type):
+        query_ids = queries.to_numpy().astype(np.int64)[selected]
+    else:
+        query_ids = np.asarray(queries.to_pylist(), dtype=object)[selected]
+    return RankedRun(
+        query_ids=query_ids,
+        grades=g_sorted,
+        offsets=offsets,
+        scores=s_sorted,
+        threshold=t,
+        ideal=ideal,
+        tie_groups=tie_groups,
+        _judged=judged[j_order],
+        _judged_offsets=j_offsets,
+    )
