@@ -26,6 +26,7 @@ __all__ = [
     "check_probability",
     "per_query",
     "check_n_relevant",
+    "IN_LIST",
     "finish",
 ]
 
@@ -76,7 +77,10 @@ def _numeric(arr: np.ndarray, name: str) -> np.ndarray:
     if arr.size:
         lowest, highest = arr.min(), arr.max()  # NaN propagates through both
         if not (np.isfinite(lowest) and np.isfinite(highest)):
-            raise ValueError(f"{name} contains NaN or infinite grades")
+            raise ValueError(
+                f"{name} contains NaN or infinite grades (NaN marks an unjudged item "
+                "only for the measures that read judgments, such as bpref)"
+            )
         if lowest < 0:
             raise ValueError(
                 f"{name} contains negative grades (smallest {lowest:g}); grades must be >= 0"
@@ -84,14 +88,36 @@ def _numeric(arr: np.ndarray, name: str) -> np.ndarray:
     return arr
 
 
+def _frame_values(x):
+    """The values of a pandas (or polars) DataFrame or Series, else ``x`` itself.
+
+    Iterating over a DataFrame yields its column labels, so a frame must be turned
+    into its values before anything else; pandas is never imported for this check.
+    """
+    if isinstance(x, np.ndarray) or not hasattr(x, "to_numpy"):
+        return x
+    module = type(x).__module__.split(".")[0]
+    if module not in ("pandas", "polars", "pyarrow"):
+        return x
+    if module == "pandas":
+        try:  # missing values (pd.NA, None) become NaN, which the checks then name
+            return x.to_numpy(dtype=np.float64, na_value=np.nan)
+        except (TypeError, ValueError):
+            pass  # not numeric: the checks name the offending value
+    return np.asarray(x.to_numpy())
+
+
 def as_batch(relevance, name: str = "relevance") -> Batch:
     """Validate ``relevance`` and return it as a zero-padded :class:`Batch`.
 
     Accepted forms: a 1-D sequence or array (one query); a 2-D array (many
     queries of equal length); a list of 1-D sequences (many queries, ragged
-    allowed). Grades must be finite, non-negative numbers; booleans count as
-    0/1. Every ranking must hold at least one item.
+    allowed); a pandas Series (one query) or DataFrame (one query per row),
+    whose *values* are read, never its labels. Grades must be finite,
+    non-negative numbers; booleans count as 0/1. Every ranking must hold at
+    least one item.
     """
+    relevance = _frame_values(relevance)
     if isinstance(relevance, (str, bytes)):
         raise TypeError(f"{name} must be a sequence of numeric grades, got a string")
     if isinstance(relevance, (set, frozenset, dict)):
@@ -148,7 +174,7 @@ def as_batch(relevance, name: str = "relevance") -> Batch:
             raise TypeError(
                 f"{name}[{i}] must be a sequence of numeric grades, got {type(row).__name__}"
             )
-        r = np.asarray(row)
+        r = np.asarray(_frame_values(row))
         if r.ndim != 1:
             raise ValueError(f"{name}[{i}] must be a 1-D ranking, got {r.ndim}-D")
         rows.append(r)
@@ -234,15 +260,31 @@ def per_query(value, batch: Batch, name: str, *, integer: bool = False) -> np.nd
     return arr
 
 
+IN_LIST = "in_list"
+
+
 def check_n_relevant(n_relevant, found: np.ndarray, batch: Batch, name="n_relevant"):
     """Denominator of recall-like metrics: the query's number of relevant items.
 
-    ``None`` means the relevant items found in the ranking (``found``).
-    Otherwise it must be at least ``found`` for every query.
+    ``"in_list"`` (the default of every recall-type metric) means the relevant
+    items in the whole given list (``found``, never cut at k). Otherwise an int
+    or one int per query, at least ``found`` for every query.
     """
-    if n_relevant is None:
+    if isinstance(n_relevant, str):
+        if n_relevant != IN_LIST:
+            raise ValueError(
+                f'{name} must be "in_list", an int or one int per query, got {n_relevant!r}'
+            )
         return found.astype(np.int64)
+    if n_relevant is None:
+        raise TypeError(
+            f'{name} must be "in_list" (count the relevant grades of the given list), '
+            "an int or one int per query (the query's true number of relevant items, "
+            "e.g. from the qrels), got None"
+        )
     n = per_query(n_relevant, batch, name, integer=True)
+    if np.any(n < 0):
+        raise ValueError(f"{name} must be >= 0, got {n[n < 0][0]}")
     bad = np.flatnonzero(n < found)
     if bad.size:
         q = bad[0]
@@ -258,3 +300,123 @@ def finish(values: np.ndarray, batch: Batch):
     """Return a float for a single query, a 1-D float array otherwise."""
     values = np.asarray(values, dtype=np.float64)
     return float(values[0]) if batch.single else values
+
+
+# ======================================================================================
+# Rankings that mark unjudged documents (block added by the MEASURES helper for bpref,
+# infAP, Judged@k, R-precision, set measures and trec_eval's rbp). trec_eval's codes:
+# a document absent from the qrels is NaN here (RELVALUE_NONPOOL); a negative grade is
+# "in the judging pool but not judged" (-1 in a qrels file, RELVALUE_UNJUDGED), which
+# only infAP tells apart. Both count as not relevant everywhere.
+# ======================================================================================
+
+
+def _judged_numeric(arr: np.ndarray, name: str) -> np.ndarray:
+    if arr.dtype.kind == "O":
+        if any(x is None for x in arr.flat):
+            raise TypeError(f"{name} contains None; mark an unjudged document with np.nan")
+        try:
+            arr = arr.astype(np.float64)
+        except (TypeError, ValueError):
+            raise TypeError(
+                f"{name} must contain numbers (relevance grades, NaN for unjudged), got "
+                f"non-numeric values such as {arr.flat[0]!r}"
+            ) from None
+    if arr.dtype.kind not in "biuf":
+        example = arr.flat[0] if arr.size else ""
+        raise TypeError(
+            f"{name} must contain numbers (relevance grades, NaN for unjudged), got dtype "
+            f"{arr.dtype} with values such as {example!r}"
+        )
+    arr = arr.astype(np.float64, copy=False)
+    if np.any(np.isinf(arr)):
+        raise ValueError(f"{name} contains infinite grades")
+    return arr
+
+
+def as_judged_batch(relevance, name: str = "relevance") -> Batch:
+    """Like :func:`as_batch`, for the measures that read judgments as trec_eval does.
+
+    Same accepted forms and structural checks, but a grade may be NaN (the
+    document is not in the qrels) or negative (in the pool but not judged);
+    infinite grades are refused. A ragged batch is padded with NaN; kernels read
+    ``lengths`` for the true length of each ranking.
+    """
+    relevance = _frame_values(relevance)
+    if isinstance(relevance, (str, bytes, set, frozenset, dict)) or _is_scalar(relevance):
+        as_batch(relevance, name)  # raises the shared, explicit TypeError
+    if isinstance(relevance, np.ndarray) and relevance.dtype.kind != "O":
+        if relevance.ndim == 1:
+            return _single(_judged_numeric(relevance, name), name)
+        if relevance.ndim == 2:
+            grades = _judged_numeric(relevance, name)
+            if grades.shape[0] == 0:
+                raise ValueError(f"{name} holds no queries")
+            if grades.shape[1] == 0:
+                raise ValueError(f"{name}: the rankings are empty (width 0)")
+            return Batch(grades, np.full(grades.shape[0], grades.shape[1], np.int64), False)
+        raise ValueError(
+            f"{name} must be 1-D (one query) or 2-D (many queries), got {relevance.ndim}-D"
+        )
+    try:
+        items = list(relevance)
+    except TypeError:
+        raise TypeError(
+            f"{name} must be a sequence of grades, got {type(relevance).__name__}"
+        ) from None
+    if not items:
+        raise ValueError(f"{name} is empty: a ranking needs at least one item")
+    if any(isinstance(x, (str, bytes)) for x in items):
+        as_batch(items, name)  # raises the shared TypeError naming the string
+    scalars = [x is None or _is_scalar(x) for x in items]
+    if all(scalars):
+        return _single(_judged_numeric(np.asarray(items, dtype=object), name), name)
+    if any(scalars):
+        raise TypeError(
+            f"{name} mixes numbers and sequences: pass one ranking (a flat list of "
+            "grades) or a list of rankings"
+        )
+    rows = []
+    for i, row in enumerate(items):
+        if isinstance(row, (str, bytes, set, frozenset, dict)):
+            raise TypeError(
+                f"{name}[{i}] must be a sequence of numeric grades, got {type(row).__name__}"
+            )
+        r = np.asarray(_frame_values(row))
+        if r.ndim != 1:
+            raise ValueError(f"{name}[{i}] must be a 1-D ranking, got {r.ndim}-D")
+        if r.size == 0:
+            raise ValueError(f"{name}[{i}] is empty: every query's ranking needs at least one item")
+        rows.append(_judged_numeric(r, f"{name}[{i}]"))
+    lengths = np.array([r.size for r in rows], dtype=np.int64)
+    grades = np.full((len(rows), int(lengths.max())), np.nan)
+    grades[np.arange(grades.shape[1]) < lengths[:, None]] = np.concatenate(rows)
+    return Batch(grades, lengths, False)
+
+
+def check_count(value, found: np.ndarray, batch: Batch, name: str, what: str) -> np.ndarray:
+    """A per-query count of judged documents (``what``), at least ``found`` in the list.
+
+    ``"in_list"`` means ``found``; otherwise an int or one int per query, >= 0.
+    """
+    if isinstance(value, str):
+        if value != IN_LIST:
+            raise ValueError(f'{name} must be "in_list", an int or one int per query, got {value!r}')
+        return found.astype(np.int64)
+    if value is None:
+        raise TypeError(
+            f'{name} must be "in_list", an int or one int per query (the number of {what} '
+            "in the qrels), got None"
+        )
+    n = per_query(value, batch, name, integer=True)
+    if np.any(n < 0):
+        raise ValueError(f"{name} must be >= 0, got {n[n < 0][0]}")
+    bad = np.flatnonzero(n < found)
+    if bad.size:
+        q = bad[0]
+        where = "" if batch.single else f" for query {q}"
+        raise ValueError(
+            f"{name}{where} is {n[q]}, smaller than the {int(found[q])} {what} already "
+            "in the ranking"
+        )
+    return n

@@ -12,7 +12,7 @@ from ._validation import as_batch, check_k, check_n_relevant, check_threshold, f
 __all__ = ["average_precision"]
 
 
-def average_precision(relevance, k=None, *, n_relevant=None, threshold=1):
+def average_precision(relevance, k=None, *, n_relevant="in_list", threshold=1):
     r"""Mean of the precisions P@i taken at the ranks i that hold a relevant item.
 
     Parameters
@@ -24,15 +24,22 @@ def average_precision(relevance, k=None, *, n_relevant=None, threshold=1):
         Cut-off (AP@k): only ranks ``1..k`` contribute. ``None`` means the whole
         list; a ``k`` past the end of a list gives the same value as ``None``
         (the missing positions hold no relevant item).
-    n_relevant : int or array_like of shape (n_queries,), optional
-        The denominator: how many relevant items the query has in all. By
-        default (``None``) the relevant items found in the top ``k`` of the
-        given list, :math:`\sum_{i \le k} \text{rel}(i)`: the formula of
-        *Ranking Evaluation* and the AP@k of the *Comprehensive Guide*.
-        Pass the number of items judged relevant for the query, retrieved or
-        not, for the other definition (*Ranking Metrics*, the item-list
-        notebook's code, trec_eval's ``map`` and ``map_cut``). Must not be smaller than the
-        relevant items in the whole given list.
+    n_relevant : "in_list", "in_top_k", int or array_like of shape (n_queries,), default="in_list"
+        The denominator: how many relevant items the query has in all.
+
+        - ``"in_list"`` (default): the relevant grades of the **whole** given
+          list (not cut at ``k``). Right only when the list holds every
+          relevant item of the query (a reranker over a complete candidate set).
+        - ``"in_top_k"``: the relevant items found in the top ``k``,
+          :math:`\sum_{i \le k} \text{rel}(i)`: the formula of *Ranking
+          Evaluation* and the AP@k of the *Comprehensive Guide*.
+        - an int, or one int per query: the number of items judged relevant
+          for the query, retrieved or not (trec_eval's ``map`` and
+          ``map_cut``; *Ranking Metrics*, the item-list notebook's code). Must
+          not be smaller than the relevant items in the whole given list.
+
+        In an evaluation against judgments (qrels), the qrels' count is the
+        right one; see Notes.
     threshold : float, default=1
         A grade ``>= threshold`` counts as relevant.
 
@@ -49,17 +56,20 @@ def average_precision(relevance, k=None, *, n_relevant=None, threshold=1):
     :math:`P(i) = \frac{1}{i}\sum_{j \le i} \text{rel}(j)`,
 
     .. math:: \text{AP@}k = \frac{1}{D} \sum_{i=1}^{k} P(i)\,\text{rel}(i),
-       \qquad D = \begin{cases} \sum_{i=1}^{k} \text{rel}(i) &
-       \text{(default: relevant items retrieved in the top } k) \\
-       R_q & \text{(} \texttt{n\_relevant} \text{: all relevant items of } q)
+       \qquad D = \begin{cases} \sum_{i=1}^{n} \text{rel}(i) &
+       \text{(default } \texttt{in\_list} \text{: relevant items in the list)} \\
+       \sum_{i=1}^{k} \text{rel}(i) &
+       \text{(} \texttt{in\_top\_k} \text{: relevant items in the top } k) \\
+       R_q & \text{(an int: all relevant items of } q)
        \end{cases}
 
-    The two denominators agree when every relevant item of the query stands
-    in the top ``k``. Otherwise the default denominator is smaller and AP
-    larger: it averages precision
-    over the relevant items that were found and ignores the ones that were
-    missed, so a list that finds one relevant item at rank 1 and misses nine
-    others still scores 1.
+    The denominators agree when every relevant item of the query stands in
+    the top ``k``. Otherwise the list's own counts are smaller and AP
+    larger: they average precision over the relevant items that were found
+    and ignore the ones that were missed, so a list that finds one relevant
+    item at rank 1 and misses nine others still scores 1. **In evaluation
+    against qrels, pass the qrels' count** (:func:`rankeval.evaluate` does):
+    the list alone cannot know what it missed.
 
     *Which convention where.* trec_eval's ``map`` divides by the number of
     relevant documents in the judgments (qrels) of the query, retrieved or
@@ -67,7 +77,7 @@ def average_precision(relevance, k=None, *, n_relevant=None, threshold=1):
     truncates the sum at rank ``k`` but still divides by all relevant
     documents, so AP@k there never exceeds ``k / R_q``. The
     *Comprehensive Guide*'s AP@k divides by the relevant items in the top
-    ``k`` (the default here). A third convention (common in
+    ``k`` (``n_relevant="in_top_k"`` here). A third convention (common in
     recommender-system code) divides by :math:`\min(k, R_q)`; it is not
     offered here.
 
@@ -98,7 +108,7 @@ def average_precision(relevance, k=None, *, n_relevant=None, threshold=1):
     AP@5 of the two queries of the *Comprehensive Guide* (relevant at ranks
     1, 3, 4 and at 2, 4, 5), and MAP@5 as their mean:
 
-    >>> ap = average_precision([[1, 0, 1, 1, 0], [0, 1, 0, 1, 1]], k=5)
+    >>> ap = average_precision([[1, 0, 1, 1, 0], [0, 1, 0, 1, 1]], k=5, n_relevant="in_top_k")
     >>> ap
     array([0.8056, 0.5333])
     >>> ap.mean()
@@ -112,12 +122,18 @@ def average_precision(relevance, k=None, *, n_relevant=None, threshold=1):
     batch = as_batch(relevance)
     k = check_k(k)
     relevant = batch.grades >= check_threshold(threshold)
-    total = check_n_relevant(n_relevant, relevant.sum(axis=1), batch)
+    in_top_k = isinstance(n_relevant, str) and n_relevant == "in_top_k"
+    total = check_n_relevant("in_list" if in_top_k else n_relevant, relevant.sum(axis=1), batch)
 
     rel = relevant[:, :k]
-    ranks = np.arange(1, rel.shape[1] + 1)
-    precision = np.cumsum(rel, axis=1, dtype=np.float64) / ranks  # P(i), i = 1..k
-    summed = (precision * rel).sum(axis=1)  # sum of P(i) rel(i)
-    denominator = rel.sum(axis=1) if n_relevant is None else total
-    values = np.where(denominator > 0, summed / np.maximum(denominator, 1), 0.0)
-    return finish(values, batch)
+    denominator = rel.sum(axis=1) if in_top_k else total
+    return finish(_average_precision_kernel(rel, denominator), batch)
+
+
+def _average_precision_kernel(relevant, denominator):
+    """Kernel of AP on a validated batch: ``relevant`` (n, k) booleans of the top k,
+    ``denominator`` (n,) the relevant count of each query (0 gives AP 0)."""
+    ranks = np.arange(1, relevant.shape[1] + 1)
+    precision = np.cumsum(relevant, axis=1, dtype=np.float64) / ranks
+    summed = (precision * relevant).sum(axis=1)
+    return np.where(denominator > 0, summed / np.maximum(denominator, 1), 0.0)

@@ -12,7 +12,7 @@ from ._validation import as_batch, check_k, check_n_relevant, check_threshold, f
 __all__ = ["average_recall"]
 
 
-def average_recall(relevance, k=None, *, n_relevant=None, threshold=1):
+def average_recall(relevance, k=None, *, n_relevant="in_list", threshold=1):
     r"""Mean of the recalls R@i taken at the ranks i that hold a relevant item.
 
     This is the AR of *Ranking Evaluation* (the course text), the recall twin of
@@ -28,12 +28,14 @@ def average_recall(relevance, k=None, *, n_relevant=None, threshold=1):
     k : int or None, default=None
         Cut-off: only ranks ``1..k`` contribute. ``None`` means the whole list;
         a ``k`` past the end of a list gives the same value as ``None``.
-    n_relevant : int or array_like of shape (n_queries,), optional
+    n_relevant : "in_list", int or array_like of shape (n_queries,), default="in_list"
         Denominator of each recall R@i: how many relevant items the query has
-        in all. By default the relevant items in the whole given list, exactly
-        as :func:`rankeval.recall_at_k` counts them; pass the number of items
-        judged relevant (retrieved or not) when the list misses some. Must not
-        be smaller than the relevant items in the given list.
+        in all. ``"in_list"``: the relevant grades of the whole given list
+        (not cut at ``k``), exactly as :func:`rankeval.recall_at_k` counts
+        them. An int or one int per query: the number of items judged
+        relevant (retrieved or not), which is the right one in an evaluation
+        against qrels when the list misses some. Must not be smaller than the
+        relevant items in the given list.
     threshold : float, default=1
         A grade ``>= threshold`` counts as relevant.
 

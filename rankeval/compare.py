@@ -11,7 +11,10 @@ on the per-query **differences** :math:`d_q = a_q - b_q`:
 - :func:`effect_size`: mean difference and paired Cohen's :math:`d`;
 - :func:`adjust_pvalues`: Holm, Bonferroni or Benjamini-Hochberg correction
   when several comparisons are made at once;
-- :func:`compare`: all of the above for two or more systems, as a table.
+- :func:`compare`: all of the above for several systems and several measures,
+  as one tidy table, the p-values corrected across all its comparisons;
+- :func:`report`: that table as a markdown or LaTeX table, the best system of
+  each measure marked and significant differences flagged.
 
 The tests themselves are SciPy's (``ttest_rel``, ``wilcoxon``,
 ``permutation_test``, ``bootstrap``); SciPy is imported only when called.
@@ -26,11 +29,27 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["PairedTest", "paired_test", "bootstrap_ci", "effect_size", "adjust_pvalues", "compare"]
+from ._validation import check_probability
+
+__all__ = [
+    "PairedTest",
+    "paired_test",
+    "bootstrap_ci",
+    "effect_size",
+    "adjust_pvalues",
+    "compare",
+    "report",
+]
 
 _TESTS = ("t", "wilcoxon", "permutation")
 _CORRECTIONS = ("holm", "bonferroni", "bh", "none")
 _ALTERNATIVES = ("two-sided", "greater", "less")
+
+#: Most resamples a permutation test or a bootstrap may draw. SciPy keeps every
+#: resampled statistic (8 bytes each), so this bounds that array at 80 MB; the
+#: resampling itself runs in batches of at most ``_BATCH_CELLS`` values.
+MAX_RESAMPLES = 10_000_000
+_BATCH_CELLS = 2**22
 
 
 class PairedTest(NamedTuple):
@@ -48,7 +67,7 @@ def _values(x, name):
         if x.shape[1] != 1:
             raise ValueError(
                 f"{name} is a DataFrame with {x.shape[1]} columns {list(x.columns)}; pass "
-                "metric= to choose one, or a single column"
+                "one column, or use compare(..., measures=...)"
             )
         x = x.iloc[:, 0]
     if hasattr(x, "index") and hasattr(x, "to_numpy"):  # Series
@@ -102,7 +121,7 @@ def _mean_difference(x, y, axis=-1):
     return np.mean(x - y, axis=axis)
 
 
-def paired_test(a, b, *, test="t", alternative="two-sided", n_resamples=10_000, seed=None):
+def paired_test(a, b, *, test="t", alternative="two-sided", n_resamples=10_000, seed=0):
     r"""Paired significance test of two systems' per-query scores.
 
     Parameters
@@ -123,9 +142,13 @@ def paired_test(a, b, *, test="t", alternative="two-sided", n_resamples=10_000, 
     alternative : {"two-sided", "greater", "less"}, default="two-sided"
         ``"greater"``: the alternative that ``a`` scores higher than ``b``.
     n_resamples : int, default=10000
-        Random sign patterns of the permutation test.
-    seed : int, numpy.random.Generator or None, default=None
-        Seed of the permutation test; the same seed gives the same p-value.
+        Random sign patterns of the permutation test, at most
+        ``rankeval.compare.MAX_RESAMPLES`` (10 million) unless the exact test (all
+        :math:`2^n` patterns) needs fewer. They are drawn in batches of
+        bounded memory.
+    seed : int, numpy.random.Generator or None, default=0
+        Seed of the permutation test; the same seed gives the same p-value
+        (``None``: fresh randomness).
 
     Returns
     -------
@@ -138,7 +161,11 @@ def paired_test(a, b, *, test="t", alternative="two-sided", n_resamples=10_000, 
     Raises
     ------
     ValueError
-        Different query sets or lengths, NaN scores, unknown test.
+        Different query sets or lengths, NaN scores, unknown test; for the
+        t-test, fewer than 2 queries, or every difference equal to the same
+        non-zero number (zero variance: t would be infinite and p = 0, a
+        verdict the data cannot support; use ``test="permutation"``);
+        ``n_resamples`` above ``rankeval.compare.MAX_RESAMPLES``.
 
     Notes
     -----
@@ -185,17 +212,28 @@ def paired_test(a, b, *, test="t", alternative="two-sided", n_resamples=10_000, 
     if test == "t":
         if x.size < 2:
             raise ValueError("the paired t-test needs at least 2 queries")
+        d = x - y
+        if np.ptp(d) <= 16 * np.finfo(np.float64).eps * np.max(np.abs(d)):  # constant, to rounding
+            raise ValueError(
+                f"every per-query difference is {d[0]:g}: with zero variance the paired "
+                "t statistic is infinite and its p-value 0, which no sample of queries "
+                'can justify; use test="permutation" (exact for small samples) or '
+                'test="wilcoxon"'
+            )
         r = stats.ttest_rel(x, y, alternative=alternative)
     elif test == "wilcoxon":
         r = stats.wilcoxon(x, y, alternative=alternative)
     else:
         n = _positive_int(n_resamples, "n_resamples")
+        exact = x.size < 63 and n >= 2**x.size  # SciPy then enumerates all 2^n patterns
+        _check_resamples(2**x.size if exact else n, "n_resamples")
         r = stats.permutation_test(
             (x, y),
             _mean_difference,
             permutation_type="samples",
             vectorized=True,
             n_resamples=n,
+            batch=_batch(n, x.size),
             alternative=alternative,
             rng=_rng(seed),
         )
@@ -203,12 +241,28 @@ def paired_test(a, b, *, test="t", alternative="two-sided", n_resamples=10_000, 
 
 
 def _positive_int(n, name):
-    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 1:
+    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)):
+        raise TypeError(f"{name} must be a positive integer, got {n!r}")
+    if n < 1:
         raise ValueError(f"{name} must be a positive integer, got {n!r}")
     return int(n)
 
 
-def bootstrap_ci(a, b, *, confidence=0.95, n_resamples=10_000, method="percentile", seed=None):
+def _check_resamples(n, name):
+    if n > MAX_RESAMPLES:
+        raise ValueError(
+            f"{name}={n:,} is above the limit of {MAX_RESAMPLES:,} resamples (SciPy keeps "
+            "every resampled statistic in memory); 10,000 to 100,000 resamples already "
+            "give p-values and intervals to two or three digits"
+        )
+
+
+def _batch(n_resamples, n_queries):
+    """Resamples per batch, so that one batch holds at most ``_BATCH_CELLS`` values."""
+    return int(max(1, min(n_resamples, _BATCH_CELLS // max(n_queries, 1))))
+
+
+def bootstrap_ci(a, b, *, confidence=0.95, n_resamples=10_000, method="percentile", seed=0):
     r"""Bootstrap confidence interval of the mean per-query difference ``a - b``.
 
     Parameters
@@ -218,17 +272,27 @@ def bootstrap_ci(a, b, *, confidence=0.95, n_resamples=10_000, method="percentil
     confidence : float, default=0.95
         Confidence level, in (0, 1).
     n_resamples : int, default=10000
-        Bootstrap resamples (queries drawn with replacement).
+        Bootstrap resamples (queries drawn with replacement), at most
+        ``rankeval.compare.MAX_RESAMPLES`` (10 million), drawn in batches of bounded memory.
     method : {"percentile", "basic", "BCa"}, default="percentile"
         Interval method of ``scipy.stats.bootstrap``.
-    seed : int, numpy.random.Generator or None, default=None
-        Seed; the same seed gives the same interval.
+    seed : int, numpy.random.Generator or None, default=0
+        Seed; the same seed gives the same interval (``None``: fresh randomness).
 
     Returns
     -------
     (float, float)
         Lower and upper end. When every difference is the same number the
         interval is that number at both ends (SciPy's BCa would give NaN).
+
+    Raises
+    ------
+    ValueError
+        Fewer than 2 queries (one query has no spread to resample: the
+        interval would have width 0), ``confidence`` outside (0, 1),
+        ``n_resamples`` above ``rankeval.compare.MAX_RESAMPLES``.
+    TypeError
+        ``confidence`` not a real number.
 
     Notes
     -----
@@ -246,11 +310,16 @@ def bootstrap_ci(a, b, *, confidence=0.95, n_resamples=10_000, method="percentil
     True
     """
     x, y = _paired(a, b)
-    if not 0 < confidence < 1:
-        raise ValueError(f"confidence must lie in (0, 1), got {confidence!r}")
+    confidence = check_probability(confidence, "confidence")
     if method not in ("percentile", "basic", "BCa"):
         raise ValueError(f"method must be 'percentile', 'basic' or 'BCa', got {method!r}")
     n = _positive_int(n_resamples, "n_resamples")
+    _check_resamples(n, "n_resamples")
+    if x.size < 2:
+        raise ValueError(
+            f"a bootstrap interval needs at least 2 queries, got {x.size}: resampling one "
+            "query always returns it, so the interval would have width 0"
+        )
     d = x - y
     if np.all(d == d[0]):
         return float(d[0]), float(d[0])
@@ -261,6 +330,7 @@ def bootstrap_ci(a, b, *, confidence=0.95, n_resamples=10_000, method="percentil
         np.mean,
         confidence_level=confidence,
         n_resamples=n,
+        batch=_batch(n, d.size),
         method=method,
         rng=_rng(seed),
     )
@@ -313,14 +383,14 @@ def effect_size(a, b) -> dict:
     return {"mean_difference": mean, "cohens_d": cohen}
 
 
-def adjust_pvalues(pvalues, method="holm"):
+def adjust_pvalues(pvalues, correction="holm"):
     r"""Correct p-values for testing several hypotheses at once.
 
     Parameters
     ----------
     pvalues : array_like of shape (m,)
         Raw p-values in [0, 1].
-    method : {"holm", "bonferroni", "bh", "none"}, default="holm"
+    correction : {"holm", "bonferroni", "bh", "none"}, default="holm"
         ``"bonferroni"``: :math:`\min(1, m p_i)`; controls the family-wise error
         rate. ``"holm"``: step-down Bonferroni, uniformly more powerful and
         also controlling it: sorted ascending, :math:`p_{(i)}` becomes
@@ -352,21 +422,25 @@ def adjust_pvalues(pvalues, method="holm"):
     >>> adjust_pvalues([0.01, 0.04, 0.03], "holm")  # sorted: 3 * .01, 2 * .03, max(.06, 1 * .04)
     array([0.03, 0.06, 0.06])
     """
-    if method not in _CORRECTIONS:
+    if correction not in _CORRECTIONS:
         raise ValueError(
-            f"method must be one of {', '.join(map(repr, _CORRECTIONS))}, got {method!r}"
+            f"correction must be one of {', '.join(map(repr, _CORRECTIONS))}, got "
+            f"{correction!r}"
         )
-    p = np.asarray(pvalues, dtype=np.float64)
+    p = np.asarray(pvalues)
+    if p.dtype.kind not in "biuf":
+        raise TypeError(f"pvalues must hold numbers, got dtype {p.dtype}")
+    p = p.astype(np.float64)
     if p.ndim != 1:
         raise ValueError(f"pvalues must be 1-D, got shape {p.shape}")
     if np.any(np.isnan(p)) or np.any((p < 0) | (p > 1)):
         raise ValueError("pvalues must lie in [0, 1] (no NaN)")
     m = p.size
-    if method == "none" or m == 0:
+    if correction == "none" or m == 0:
         return p.copy()
-    if method == "bonferroni":
+    if correction == "bonferroni":
         return np.minimum(1.0, p * m)
-    if method == "bh":
+    if correction == "bh":
         from scipy import stats
 
         return stats.false_discovery_control(p, method="bh")
@@ -377,10 +451,52 @@ def adjust_pvalues(pvalues, method="holm"):
     return out
 
 
+def _measure_columns(items, measures):
+    """``{system: {measure: per-query scores}}`` and the list of measures."""
+    if measures is not None:
+        if isinstance(measures, str):
+            measures = [measures]
+        measures = list(measures)
+        if not measures:
+            raise ValueError("measures is empty: name at least one measure")
+        bad = [m for m in measures if not isinstance(m, str)]
+        if bad:
+            raise TypeError(f"measures must be names (str), got {bad[0]!r}")
+        if len(set(measures)) != len(measures):
+            raise ValueError(f"measures must be distinct, got {measures}")
+    frames = [s for _, s in items if hasattr(s, "columns")]
+    if measures is None:
+        if frames:
+            measures = [str(c) for c in frames[0].columns]
+            for f in frames[1:]:
+                measures = [m for m in measures if m in f.columns]
+            if not measures:
+                raise ValueError("the systems' DataFrames have no measure column in common")
+        else:
+            measures = ["score"]
+    columns = {}
+    for name, s in items:
+        if hasattr(s, "columns"):
+            missing = [m for m in measures if m not in s.columns]
+            if missing:
+                raise ValueError(
+                    f"system {name!r} has no column {missing[0]!r} (columns: {list(s.columns)})"
+                )
+            columns[name] = {m: s[m] for m in measures}
+        else:
+            if len(measures) != 1:
+                raise ValueError(
+                    f"system {name!r} gives one column of scores, but {len(measures)} measures "
+                    "were asked for; pass a DataFrame with one column per measure"
+                )
+            columns[name] = {measures[0]: s}
+    return columns, measures
+
+
 def compare(
     systems,
+    measures=None,
     *,
-    metric=None,
     baseline=None,
     test="t",
     correction="holm",
@@ -389,26 +505,31 @@ def compare(
     n_resamples=10_000,
     seed=0,
 ):
-    r"""Compare two or more systems query by query; one row per pair of systems.
+    r"""Compare several systems on several measures, query by query, in one tidy table.
 
     Parameters
     ----------
     systems : dict of {str: scores} or list of scores
-        Per-query scores of each system: 1-D arrays (same query order),
-        pandas Series indexed by query id, or DataFrames from
-        :func:`rankeval.evaluate` (then choose the column with ``metric``).
-        A list is named ``"0"``, ``"1"``, ...
-    metric : str, optional
-        Column to take from DataFrames; needed when they have several.
+        Per-query scores of each system: DataFrames of per-query values with
+        one column per measure (what :func:`rankeval.evaluate` returns,
+        aligned by their query-id index), or, for one measure, 1-D arrays
+        (same query order) or pandas Series indexed by query id. A list is
+        named ``"0"``, ``"1"``, ...
+    measures : str or list of str, optional
+        The measures (DataFrame columns) to compare. By default every column
+        the DataFrames share, or the one column of arrays and Series (then
+        named ``"score"``, or the given name).
     baseline : str, optional
-        Compare every other system with this one (``m - 1`` comparisons). By
-        default every pair is compared (``m (m - 1) / 2`` comparisons), in the
-        given order.
+        Compare every other system with this one (``m - 1`` comparisons per
+        measure). By default every pair is compared (``m (m - 1) / 2`` per
+        measure), in the given order.
     test : {"t", "wilcoxon", "permutation"}, default="t"
         As in :func:`paired_test`.
     correction : {"holm", "bonferroni", "bh", "none"}, default="holm"
         Multiple-comparison correction of the p-values (see
-        :func:`adjust_pvalues`); with a single comparison it changes nothing.
+        :func:`adjust_pvalues`), applied **once across every row of the
+        table**, all measures and all pairs together: they are one family of
+        tests, and asking many of them raises the chance of a false alarm.
     alpha : float, default=0.05
         Significance level for the ``significant`` column (adjusted p <= alpha).
     confidence : float, default=0.95
@@ -422,23 +543,28 @@ def compare(
     Returns
     -------
     pandas.DataFrame
-        One row per comparison ``system`` vs ``other``, with columns
-        ``system``, ``other``, ``mean``, ``other_mean``, ``difference``
-        (mean of system - other), ``ci_low``, ``ci_high``, ``cohens_d``,
-        ``statistic``, ``p_value``, ``p_adjusted``, ``significant``.
+        One row per comparison and measure, with columns ``system``,
+        ``other``, ``measure``, ``mean`` and ``other_mean`` (mean over the
+        queries), ``difference`` (mean of system - other), ``ci_low`` and
+        ``ci_high`` (bootstrap interval of the difference), ``cohens_d``
+        (effect size, see :func:`effect_size`), ``statistic``, ``p_value``,
+        ``p_adjusted`` (corrected across the whole table) and ``significant``.
+        ``table.attrs`` records the test, correction, alpha, confidence and
+        baseline, which :func:`report` prints.
 
     Raises
     ------
     ValueError
-        Fewer than two systems, an unknown baseline, systems scored on
-        different queries, or bad options.
+        Fewer than two systems, an unknown baseline or measure, systems scored
+        on different queries, or bad options (each message names the system
+        and measure).
 
     Notes
     -----
     Each row uses :func:`paired_test`, :func:`bootstrap_ci` and
     :func:`effect_size` on the per-query differences of its two systems;
     the p-values of all rows are then corrected together with
-    :func:`adjust_pvalues`.
+    :func:`adjust_pvalues`. Render the table with :func:`report`.
 
     Chapter: :doc:`/chapters/15_comparing_systems`.
 
@@ -446,9 +572,31 @@ def compare(
     --------
     >>> from rankeval import compare
     >>> table = compare({"bm25": [0.2, 0.4, 0.3, 0.5], "dense": [0.3, 0.5, 0.3, 0.7]})
-    >>> table[["system", "other", "difference"]]
-      system other  difference
-    0   bm25 dense       -0.1
+    >>> table[["system", "other", "measure", "difference"]]
+      system other measure  difference
+    0   bm25 dense   score        -0.1
+
+    Several measures of three systems against a baseline:
+
+    >>> import pandas as pd
+    >>> runs = {
+    ...     "bm25": pd.DataFrame({"AP": [0.2, 0.4, 0.3, 0.5], "RR": [0.5, 1.0, 0.5, 1.0]}),
+    ...     "dense": pd.DataFrame({"AP": [0.3, 0.5, 0.4, 0.7], "RR": [1.0, 1.0, 0.5, 1.0]}),
+    ...     "hybrid": pd.DataFrame({"AP": [0.3, 0.6, 0.3, 0.6], "RR": [1.0, 1.0, 1.0, 1.0]}),
+    ... }
+    >>> table = compare(runs, baseline="bm25", test="permutation")
+    >>> table[["system", "other", "measure", "mean", "other_mean"]]
+       system other measure   mean  other_mean
+    0   dense  bm25      AP  0.475        0.35
+    1  hybrid  bm25      AP  0.450        0.35
+    2   dense  bm25      RR  0.875        0.75
+    3  hybrid  bm25      RR  1.000        0.75
+
+    The four p-values are corrected together (Holm), never one measure at a
+    time:
+
+    >>> bool((table["p_adjusted"] >= table["p_value"]).all())
+    True
     """
     if isinstance(systems, Mapping):
         items = list(systems.items())
@@ -456,55 +604,228 @@ def compare(
         items = [(str(i), s) for i, s in enumerate(systems)]
     if len(items) < 2:
         raise ValueError(f"compare needs at least two systems, got {len(items)}")
+    if test not in _TESTS:
+        raise ValueError(f"test must be one of {', '.join(map(repr, _TESTS))}, got {test!r}")
     if correction not in _CORRECTIONS:
         raise ValueError(
             f"correction must be one of {', '.join(map(repr, _CORRECTIONS))}, got "
             f"{correction!r}"
         )
-    if not 0 < alpha < 1:
-        raise ValueError(f"alpha must lie in (0, 1), got {alpha!r}")
+    alpha = check_probability(alpha, "alpha")
+    confidence = check_probability(confidence, "confidence")
     names = [str(n) for n, _ in items]
     if len(set(names)) != len(names):
         raise ValueError(f"system names must be distinct, got {names}")
-    scores = {}
-    for name, s in items:
-        if metric is not None and hasattr(s, "columns"):
-            if metric not in s.columns:
-                raise ValueError(
-                    f"system {name!r} has no column {metric!r} (columns: {list(s.columns)})"
-                )
-            s = s[metric]
-        scores[name] = s
+    items = [(str(n), s) for n, s in items]
+    columns, measures = _measure_columns(items, measures)
+    if len(measures) == 1 and measures[0] == "score":
+        series_names = {getattr(s, "name", None) for _, s in items if not hasattr(s, "columns")}
+        if len(series_names) == 1 and isinstance(next(iter(series_names)), str):
+            measures = [next(iter(series_names))]
+            columns = {n: {measures[0]: c["score"]} for n, c in columns.items()}
     if baseline is not None:
-        if str(baseline) not in scores:
+        if str(baseline) not in columns:
             raise ValueError(f"baseline {baseline!r} is not one of the systems {names}")
         pairs = [(n, str(baseline)) for n in names if n != str(baseline)]
     else:
         pairs = [(names[i], names[j]) for i in range(len(names)) for j in range(i + 1, len(names))]
     rng = _rng(seed)
     rows = []
-    for s, o in pairs:
-        x, y = _paired(scores[s], scores[o], names=(s, o))
-        t = paired_test(x, y, test=test, n_resamples=n_resamples, seed=rng)
-        low, high = bootstrap_ci(x, y, confidence=confidence, n_resamples=n_resamples, seed=rng)
-        e = effect_size(x, y)
-        rows.append(
-            {
-                "system": s,
-                "other": o,
-                "mean": float(x.mean()),
-                "other_mean": float(y.mean()),
-                "difference": e["mean_difference"],
-                "ci_low": low,
-                "ci_high": high,
-                "cohens_d": e["cohens_d"],
-                "statistic": t.statistic,
-                "p_value": t.pvalue,
-            }
-        )
+    for measure in measures:
+        for s, o in pairs:
+            where = f"{s} vs {o}, {measure}"
+            try:
+                x, y = _paired(columns[s][measure], columns[o][measure], names=(s, o))
+                t = paired_test(x, y, test=test, n_resamples=n_resamples, seed=rng)
+                low, high = bootstrap_ci(
+                    x, y, confidence=confidence, n_resamples=n_resamples, seed=rng
+                )
+            except (ValueError, TypeError) as error:
+                raise type(error)(f"{where}: {error}") from None
+            e = effect_size(x, y)
+            rows.append(
+                {
+                    "system": s,
+                    "other": o,
+                    "measure": measure,
+                    "mean": float(x.mean()),
+                    "other_mean": float(y.mean()),
+                    "difference": e["mean_difference"],
+                    "ci_low": low,
+                    "ci_high": high,
+                    "cohens_d": e["cohens_d"],
+                    "statistic": t.statistic,
+                    "p_value": t.pvalue,
+                }
+            )
     import pandas as pd
 
     table = pd.DataFrame(rows)
     table["p_adjusted"] = adjust_pvalues(table["p_value"].to_numpy(), correction)
     table["significant"] = table["p_adjusted"] <= alpha
+    table.attrs.update(
+        test=test,
+        correction=correction,
+        alpha=alpha,
+        confidence=confidence,
+        baseline=None if baseline is None else str(baseline),
+        systems=names,
+        measures=measures,
+    )
     return table
+
+
+_TEST_NAMES = {"t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test",
+               "permutation": "paired randomization test"}
+_CORRECTION_NAMES = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg",
+                     "none": "no"}
+_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
+                  "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
+                  "^": r"\textasciicircum{}"}
+
+
+def _latex(text):
+    return "".join(_LATEX_SPECIAL.get(c, c) for c in str(text))
+
+
+def report(table, format="markdown", *, digits=4, lower_is_better=()):
+    r"""Render a :func:`compare` table as a markdown or LaTeX table of means.
+
+    One row per system, one column per measure, each cell the system's mean
+    over the queries. In each column the best mean is in bold, and a
+    superscript lists the systems (by their letter) that this system beats
+    significantly, after the table's multiple-comparison correction
+    (``p_adjusted <= alpha``), as ranx's ``Report`` does.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The result of :func:`compare` (all pairs, or against a baseline).
+    format : {"markdown", "latex"}, default="markdown"
+        Markdown (superscripts as ``<sup>``) or a LaTeX ``tabular`` (booktabs
+        rules, superscripts in math mode).
+    digits : int, default=4
+        Decimals of the means.
+    lower_is_better : collection of str, default=()
+        Measures for which a lower mean is better (mean rank, say): their best
+        system is the lowest, and a significant difference counts for the
+        system with the lower mean.
+
+    Returns
+    -------
+    str
+        The table, followed by a line saying what the marks mean: the test,
+        the correction, the level, and the number of comparisons it covered.
+
+    Notes
+    -----
+    Only the comparisons in ``table`` can give a mark: with a baseline, a
+    superscript says "significantly better than the baseline" (or, on the
+    baseline's row, than that system).
+
+    Chapter: :doc:`/chapters/15_comparing_systems`.
+
+    Examples
+    --------
+    >>> from rankeval import compare, report
+    >>> table = compare({"bm25": [0.2, 0.4, 0.3, 0.5, 0.3, 0.4],
+    ...                  "dense": [0.4, 0.7, 0.5, 0.6, 0.6, 0.5]})
+    >>> print(report(table))
+    | system | score |
+    | --- | ---: |
+    | (a) bm25 | 0.3500 |
+    | (b) dense | **0.5500**<sup>a</sup> |
+    <BLANKLINE>
+    Bold: best mean of each measure. Superscript: significantly better than the system with that letter (paired t-test, Holm correction over 1 comparison, alpha = 0.05).
+    """
+    if format not in ("markdown", "latex"):
+        raise ValueError(f'format must be "markdown" or "latex", got {format!r}')
+    if isinstance(digits, (bool, np.bool_)) or not isinstance(digits, (int, np.integer)):
+        raise TypeError(f"digits must be an int, got {digits!r}")
+    if not 0 <= digits <= 15:
+        raise ValueError(f"digits must lie in 0..15, got {digits}")
+    if isinstance(lower_is_better, str):
+        lower_is_better = (lower_is_better,)
+    need = {"system", "other", "measure", "mean", "other_mean", "difference", "significant"}
+    if not hasattr(table, "columns") or not need <= set(table.columns):
+        raise ValueError(
+            "table must be a DataFrame returned by rankeval.compare (columns "
+            f"{sorted(need)})"
+        )
+    if len(table) == 0:
+        raise ValueError("table has no comparison to report")
+    systems = list(table.attrs.get("systems", []))
+    measures = list(table.attrs.get("measures", []))
+    for _, row in table.iterrows():
+        for name in (row["system"], row["other"]):
+            if name not in systems:
+                systems.append(name)
+        if row["measure"] not in measures:
+            measures.append(row["measure"])
+    letters = {name: _letter(i) for i, name in enumerate(systems)}
+    means, beats = {}, {}
+    for _, row in table.iterrows():
+        m = row["measure"]
+        means[(row["system"], m)] = float(row["mean"])
+        means[(row["other"], m)] = float(row["other_mean"])
+        if bool(row["significant"]) and row["difference"] != 0:
+            better = (row["difference"] > 0) != (m in lower_is_better)
+            winner, loser = (
+                (row["system"], row["other"]) if better else (row["other"], row["system"])
+            )
+            beats.setdefault((winner, m), set()).add(letters[loser])
+    best = {}
+    for m in measures:
+        values = [means[(s, m)] for s in systems if (s, m) in means]
+        best[m] = min(values) if m in lower_is_better else max(values)
+
+    def cell(s, m):
+        if (s, m) not in means:
+            return ""
+        v = means[(s, m)]
+        text = f"{v:.{digits}f}"
+        sup = "".join(sorted(beats.get((s, m), ())))
+        if format == "markdown":
+            text = f"**{text}**" if v == best[m] else text
+            return text + (f"<sup>{sup}</sup>" if sup else "")
+        text = rf"\textbf{{{text}}}" if v == best[m] else text
+        return text + (f"$^{{{sup}}}$" if sup else "")
+
+    attrs = table.attrs
+    n = len(table)
+    legend = (
+        "Bold: best mean of each measure. Superscript: significantly better than the "
+        f"system with that letter ({_TEST_NAMES.get(attrs.get('test'), 'paired test')}, "
+        f"{_CORRECTION_NAMES.get(attrs.get('correction'), 'the table')} correction over "
+        f"{n} comparison{'s' if n != 1 else ''}, alpha = {attrs.get('alpha', 0.05):g})."
+    )
+    if format == "markdown":
+        lines = [
+            "| system | " + " | ".join(measures) + " |",
+            "| --- | " + " | ".join("---:" for _ in measures) + " |",
+        ]
+        for s in systems:
+            cells = [cell(s, m) for m in measures]
+            lines.append(f"| ({letters[s]}) {s} | " + " | ".join(cells) + " |")
+        return "\n".join(lines) + "\n\n" + legend
+    lines = [
+        r"\begin{tabular}{l" + "r" * len(measures) + "}",
+        r"\toprule",
+        "System & " + " & ".join(_latex(m) for m in measures) + r" \\",
+        r"\midrule",
+    ]
+    for s in systems:
+        cells = [cell(s, m) for m in measures]
+        lines.append(f"({letters[s]}) {_latex(s)} & " + " & ".join(cells) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}", "% " + legend]
+    return "\n".join(lines)
+
+
+def _letter(i):
+    """a, b, ..., z, aa, ab, ...: the letter of the i-th system."""
+    text = ""
+    i += 1
+    while i:
+        i, r = divmod(i - 1, 26)
+        text = chr(ord("a") + r) + text
+    return text

@@ -430,3 +430,9 @@ def ndcg(
     best = _weighted_sum(ideal_gains, discounts, k)
     values = np.divide(actual, best, out=np.zeros_like(actual), where=best > 0)
     return finish(values, batch)
+
+
+def _dcg_kernel(gains):
+    """Kernel of DCG on a validated batch: ``gains`` (n, k) of the top k, any sign;
+    the discount is log2(i + 1), trec_eval's and scikit-learn's."""
+    return gains @ (1.0 / np.log2(np.arange(2, gains.shape[1] + 2)))

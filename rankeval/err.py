@@ -63,7 +63,7 @@ def err(
     max_grade=None,
     alpha=1.0,
     beta=0.0,
-    persistence=1.0,
+    p=1.0,
 ):
     r"""Expected reciprocal rank: the expected 1/(rank where a cascade user stops).
 
@@ -100,8 +100,9 @@ def err(
         by ``transform="sigmoid"``. The sigmoid never reaches 0, so with the
         default ``beta=0`` a non-relevant item (grade 0) still stops half of the
         users: set ``beta`` between the grades meant to satisfy and the others.
-    persistence : float, default=1.0
-        :math:`\gamma \in (0, 1]`, the probability that a user who was *not*
+    p : float, default=1.0
+        The continuation probability :math:`\gamma \in (0, 1]` (``p``, as in
+        :func:`rankeval.rbp`): the probability that a user who was *not*
         satisfied by an item goes on to the next one (the cascade with
         abandonment described in the *Comprehensive Guide*). ``1`` is the
         standard ERR of Chapelle et al.; ``< 1`` gives a different, smaller
@@ -121,7 +122,7 @@ def err(
        \prod_{j=1}^{i-1} \gamma\,(1 - R_j),
 
     where the product is the probability of reaching rank :math:`i`
-    unsatisfied and :math:`\gamma` is ``persistence`` (1 by default).
+    unsatisfied and :math:`\gamma` is ``p`` (1 by default).
     The standard trec_eval does not compute ERR; the TREC Web track script
     ``gdeval`` reports ERR@k with the exponential map, :math:`\gamma = 1` and
     the maximum grade given by its ``-j`` option; that is the convention used
@@ -153,13 +154,18 @@ def err(
     """
     batch = as_batch(relevance)
     k = check_k(k)
-    gamma = check_probability(persistence, "persistence", high_open=False)
+    gamma = check_probability(p, "p", high_open=False)
     grades = batch.grades[:, :k]
     mask = batch.mask[:, :k]
     # Padding is not "grade 0" here: the sigmoid maps 0 to a positive R.
     stop = np.where(mask, _stop_probabilities(grades, transform, max_grade, alpha, beta), 0.0)
-    go_on = gamma * (1.0 - stop)
+    return finish(_err_kernel(stop, gamma), batch)
+
+
+def _err_kernel(stop, p=1.0):
+    """Kernel of ERR on a validated batch: ``stop`` (n, k) stopping probabilities of
+    the top k (0 in padding), ``p`` the persistence."""
+    go_on = p * (1.0 - stop)
     reach = np.ones_like(stop)
     reach[:, 1:] = np.cumprod(go_on[:, :-1], axis=1)
-    ranks = np.arange(1, stop.shape[1] + 1)
-    return finish((stop * reach / ranks).sum(axis=1), batch)
+    return (stop * reach / np.arange(1, stop.shape[1] + 1)).sum(axis=1)

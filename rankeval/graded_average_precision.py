@@ -15,7 +15,12 @@ __all__ = ["graded_average_precision"]
 
 
 def _scale(batch, max_grade, grade_probabilities):
-    """Check the grade scale 0..c and return the threshold probabilities g_1..g_c."""
+    """Check the grade scale 0..c; return ``G``, the function :math:`G(i) = \\sum_{j \\le i} g_j`.
+
+    ``G`` maps an array of whole grades to the probability that a user counts
+    them as relevant. Nothing of size c is allocated for the uniform default
+    (:math:`G(i) = i / c`), so a top grade of a million costs nothing.
+    """
     grades = batch.grades
     if not np.all(grades == np.floor(grades)):
         bad = grades[grades != np.floor(grades)][0]
@@ -29,7 +34,10 @@ def _scale(batch, max_grade, grade_probabilities):
             raise ValueError(f"max_grade must be a positive int or None, got {max_grade}")
     if grade_probabilities is None:
         c = int(max_grade) if max_grade is not None else max(int(grades.max()), 1)
-        probabilities = np.full(c, 1.0 / c)
+
+        def G(i):
+            return np.asarray(i, dtype=np.float64) / c
+
     else:
         probabilities = np.asarray(grade_probabilities)
         if probabilities.dtype.kind not in "iuf" or probabilities.ndim != 1:
@@ -54,42 +62,56 @@ def _scale(batch, max_grade, grade_probabilities):
             raise ValueError(
                 f"grade_probabilities must sum to 1, got sum {probabilities.sum():g}"
             )
+        cumulative = np.concatenate([[0.0], np.cumsum(probabilities)])  # G(0..c)
+
+        def G(i):
+            return cumulative[np.asarray(i, dtype=np.int64)]
+
     if grades.max() > c:
         raise ValueError(
             f"relevance holds the grade {grades.max():g}, above the top grade {c} "
             "(max_grade, or the length of grade_probabilities)"
         )
-    return probabilities
+    return c, G
 
 
-def _counts(grade_counts, found, batch):
-    """Per-query numbers of judged items of each grade 1..c, checked against ``found``."""
-    n_queries, c = found.shape
+def _denominator_from_counts(grade_counts, c, G, batch):
+    """:math:`\\sum_i R_i G(i)` per query from the judged counts R_1..R_c, checked
+    against the items of each grade already in the ranking."""
+    n_queries = batch.n_queries
     counts = np.asarray(grade_counts)
     if counts.dtype.kind not in "iuf":
         raise TypeError(f"grade_counts must hold numbers, got {grade_counts!r}")
-    if counts.ndim == 1:
-        counts = np.broadcast_to(counts, (n_queries, counts.size))
-    if counts.ndim != 2 or counts.shape != (n_queries, c):
+    if not (counts.ndim == 1 and counts.size == c) and counts.shape != (n_queries, c):
         raise ValueError(
             f"grade_counts must have shape ({c},) or ({n_queries}, {c}): one count per "
             f"grade 1..{c}, per query; got shape {np.shape(grade_counts)}"
         )
     if not np.all(np.isfinite(counts)) or np.any(counts < 0) or np.any(counts != np.round(counts)):
         raise ValueError("grade_counts must hold whole numbers >= 0")
-    bad = np.argwhere(counts < found)
+    # Items of each (query, grade) in the whole list: one count per pair that occurs.
+    mask = batch.mask & (batch.grades > 0)
+    query = np.nonzero(mask)[0]
+    grade = batch.grades[mask].astype(np.int64)
+    pairs, found = np.unique(query * (c + 1) + grade, return_counts=True)
+    q, g = np.divmod(pairs, c + 1)
+    given = counts[g - 1] if counts.ndim == 1 else counts[q, g - 1]
+    bad = np.flatnonzero(given < found)
     if bad.size:
-        q, j = bad[0]
-        where = "" if batch.single else f" for query {q}"
+        i = bad[0]
+        where = "" if batch.single else f" for query {q[i]}"
         raise ValueError(
-            f"grade_counts{where} gives {int(counts[q, j])} items of grade {j + 1}, fewer "
-            f"than the {int(found[q, j])} already in the ranking"
+            f"grade_counts{where} gives {int(given[i])} items of grade {g[i]}, fewer "
+            f"than the {int(found[i])} already in the ranking"
         )
-    return counts
+    weights = G(np.arange(1, c + 1))  # G(1..c)
+    if counts.ndim == 1:
+        return np.full(n_queries, float(counts.astype(np.float64) @ weights))
+    return counts.astype(np.float64) @ weights
 
 
 def graded_average_precision(
-    relevance, k=None, *, max_grade=None, grade_probabilities=None, grade_counts=None
+    relevance, k=None, *, max_grade=None, grade_probabilities=None, grade_counts="in_list"
 ):
     r"""Graded average precision (GAP): AP for grades 0..c, over users with random thresholds.
 
@@ -113,13 +135,15 @@ def graded_average_precision(
         threshold is grade j (the user counts grades >= j as relevant).
         Non-negative, summing to 1. Default: uniform, :math:`g_j = 1/c`. The
         paper leaves the choice to the evaluator; this default is ours.
-    grade_counts : array_like of shape (c,) or (n_queries, c), optional
+    grade_counts : "in_list", "in_top_k" or array_like of shape (c,) or (n_queries, c), default="in_list"
         For the ideal (the denominator): how many judged items of grade
         1, ..., c the query has in all, retrieved or not; the GAP analogue of
         ``n_relevant`` in :func:`rankeval.average_precision` and what the
-        paper uses. By default the items of the top ``k`` of the given list.
-        Each count must be at least the number of items of that grade in the
-        whole given list.
+        paper uses. ``"in_list"``: the items of the whole given list (not cut
+        at ``k``), right only when the list holds every relevant item;
+        ``"in_top_k"`` (or ``None``): the items of the top ``k``. Given counts must be at
+        least the number of items of each grade in the whole given list; in
+        an evaluation against qrels, pass the qrels' counts.
 
     Returns
     -------
@@ -140,7 +164,7 @@ def graded_average_precision(
        {\sum_{i=1}^{c} R_i\, G(i)}
 
     where :math:`R_i` is the number of items of grade :math:`i`: of the query
-    (``grade_counts``) or, by default, of the top ``k`` (the same default as
+    (``grade_counts``) or, by default, of the whole given list (the same default as
     AP's, the relevant items found). With binary grades (c = 1, :math:`g_1 =
     1`) every :math:`\delta_{mn}` is 1 and GAP is AP.
 
@@ -188,21 +212,33 @@ def graded_average_precision(
     """
     batch = as_batch(relevance)
     k = check_k(k)
-    probabilities = _scale(batch, max_grade, grade_probabilities)
-    levels = np.arange(1, probabilities.size + 1)
+    c, G = _scale(batch, max_grade, grade_probabilities)
 
-    at_least = batch.grades[:, :, None] >= levels  # (query, rank, j): grade >= j
-    top = at_least[:, :k]
-    ranks = np.arange(1, top.shape[1] + 1)[None, :, None]
-    precision = np.cumsum(top, axis=1, dtype=np.float64) / ranks  # binary P(n), threshold j
-    numerator = (probabilities * (precision * top).sum(axis=1)).sum(axis=1)
+    top = batch.grades[:, :k]
+    ranks = np.arange(1, top.shape[1] + 1)
+    # Numerator sum_j g_j S_j, S_j the numerator of binary AP at threshold j. S_j is the
+    # same for every j between two consecutive grades that occur in the top k, so one
+    # pass per distinct grade suffices: memory O(list length), whatever the scale c.
+    numerator = np.zeros(batch.n_queries)
+    previous = 0
+    for level in np.unique(top[top > 0]):
+        relevant = top >= level
+        precision = np.cumsum(relevant, axis=1, dtype=np.float64) / ranks
+        weight = float(G(level) - G(previous))  # sum of g_j for previous < j <= level
+        numerator += weight * np.where(relevant, precision, 0.0).sum(axis=1)
+        previous = level
 
-    if grade_counts is None:
-        at_least_counts = top.sum(axis=1)  # R_{>=j} in the top k
+    if grade_counts is None:  # the convention before "in_list" existed
+        grade_counts = "in_top_k"
+    if isinstance(grade_counts, str):
+        if grade_counts not in ("in_list", "in_top_k"):
+            raise ValueError(
+                'grade_counts must be "in_list", "in_top_k" or one count per grade 1..c, '
+                f"got {grade_counts!r}"
+            )
+        counted = batch.grades if grade_counts == "in_list" else top
+        denominator = G(counted).sum(axis=1)  # sum of G(grade) = sum_j g_j R_{>=j}
     else:
-        in_list = (batch.grades[:, :, None] == levels).sum(axis=1)  # items of grade i
-        counts = _counts(grade_counts, in_list, batch)  # R_i, i = 1..c
-        at_least_counts = np.cumsum(counts[:, ::-1], axis=1)[:, ::-1]  # R_{>=j}
-    denominator = (probabilities * at_least_counts).sum(axis=1)
+        denominator = _denominator_from_counts(grade_counts, c, G, batch)
     values = np.where(denominator > 0, numerator / np.where(denominator > 0, denominator, 1), 0.0)
     return finish(values, batch)

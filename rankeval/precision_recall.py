@@ -122,7 +122,7 @@ def precision_at_k(relevance, k=None, *, threshold=1, divide_by="k"):
     return finish(hits / denominator, batch)
 
 
-def recall_at_k(relevance, k=None, *, n_relevant=None, threshold=1):
+def recall_at_k(relevance, k=None, *, n_relevant="in_list", threshold=1):
     r"""Fraction of a query's relevant items that the top ``k`` retrieve.
 
     Parameters
@@ -131,12 +131,14 @@ def recall_at_k(relevance, k=None, *, n_relevant=None, threshold=1):
         Grades of the ranked items, best-ranked first (see :func:`hits_at_k`).
     k : int or None, default=None
         Cut-off; ``None`` means the whole list.
-    n_relevant : int or array_like of shape (n_queries,), optional
-        How many relevant items the query has in all (the denominator). By
-        default, the relevant items in the given list; trec_eval uses every
-        item judged relevant for the query, retrieved or not, so pass that
-        number to match it. Must not be smaller than the relevant items already
-        in the list.
+    n_relevant : "in_list", int or array_like of shape (n_queries,), default="in_list"
+        How many relevant items the query has in all (the denominator).
+        ``"in_list"``: the relevant grades of the **whole** given list (not
+        cut at ``k``), which is right only when the list holds every relevant
+        item of the query. An int, or one int per query: the true count, as
+        trec_eval takes it from the qrels (every item judged relevant,
+        retrieved or not). Must not be smaller than the relevant items in the
+        list. See Notes.
     threshold : float, default=1
         A grade ``>= threshold`` counts as relevant.
 
@@ -148,6 +150,14 @@ def recall_at_k(relevance, k=None, *, n_relevant=None, threshold=1):
     Notes
     -----
     .. math:: R@k = \frac{\text{hits@}k}{|\text{Rel}_q|}
+
+    *The denominator trap.* A list of grades cannot know which relevant
+    items it missed. A recommender that shows 10 items to a user with 7
+    held-out items and hits one of them has R@10 = 1/7; its grade list
+    ``[0, 1, 0, 0, 0, 0, 0, 0, 0, 0]`` alone gives 1.0 with the default
+    ``n_relevant="in_list"``. In any evaluation against judgments (qrels,
+    held-out sets), pass the judgments' count, as :func:`rankeval.evaluate`
+    does.
 
     Chapter: :doc:`/chapters/02_precision_recall`.
 
@@ -164,6 +174,13 @@ def recall_at_k(relevance, k=None, *, n_relevant=None, threshold=1):
 
     >>> recall_at_k([1, 0, 1, 0, 1], n_relevant=4)
     0.75
+
+    The recommender trap: one hit among 7 held-out items is not recall 1.
+
+    >>> recall_at_k([0, 1, 0, 0, 0, 0, 0, 0, 0, 0], 10)
+    1.0
+    >>> recall_at_k([0, 1, 0, 0, 0, 0, 0, 0, 0, 0], 10, n_relevant=7) == 1 / 7
+    True
     """
     batch = as_batch(relevance)
     k = check_k(k)

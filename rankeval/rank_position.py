@@ -19,7 +19,7 @@ from ._validation import as_batch, check_k, check_n_relevant, check_threshold, f
 
 __all__ = ["mean_rank", "first_relevant_position"]
 
-_MISSING_WORDS = ("k+1", "nan", "raise")
+_NOT_FOUND_WORDS = ("k+1", "nan", "raise")
 
 
 def _positions(batch, k, threshold):
@@ -34,44 +34,44 @@ def _positions(batch, k, threshold):
     return relevant, position, cut.astype(np.float64)
 
 
-def _fill(missing, cut, empty, batch, what):
+def _fill(not_found, cut, empty, batch, what):
     """Value of the queries flagged ``empty``: they have no position to report."""
     n = batch.n_queries
-    if isinstance(missing, str):
-        if missing == "k+1":
+    if isinstance(not_found, str):
+        if not_found == "k+1":
             return cut + 1
-        if missing == "nan":
+        if not_found == "nan":
             return np.full(n, np.nan)
-        if missing == "raise":
+        if not_found == "raise":
             bad = np.flatnonzero(empty)
             if bad.size:
                 name = "relevance" if batch.single else f"relevance[{bad[0]}]"
                 raise ValueError(
-                    f"{name} has {what} and missing='raise'; pass missing='k+1' "
+                    f"{name} has {what} and not_found='raise'; pass not_found='k+1' "
                     "(the default), 'nan' or a number to give such queries a value"
                 )
             return np.full(n, np.nan)  # no query uses it
         raise ValueError(
-            f"missing must be one of {', '.join(map(repr, _MISSING_WORDS))} or a number, "
-            f"got {missing!r}"
+            f"not_found must be one of {', '.join(map(repr, _NOT_FOUND_WORDS))} or a number, "
+            f"got {not_found!r}"
         )
-    if isinstance(missing, (bool, np.bool_)) or not isinstance(missing, numbers.Real):
+    if isinstance(not_found, (bool, np.bool_)) or not isinstance(not_found, numbers.Real):
         raise TypeError(
-            f"missing must be one of {', '.join(map(repr, _MISSING_WORDS))} or a number, "
-            f"got {missing!r}"
+            f"not_found must be one of {', '.join(map(repr, _NOT_FOUND_WORDS))} or a number, "
+            f"got {not_found!r}"
         )
-    value = float(missing)
+    value = float(not_found)
     if np.isnan(value):
         return np.full(n, np.nan)
     if not np.isfinite(value):
         raise ValueError(
-            f"missing must be finite, got {value}; use missing='nan' to leave such "
+            f"not_found must be finite, got {value}; use not_found='nan' to leave such "
             "queries out of a mean"
         )
     low = np.flatnonzero(value <= cut)
     if low.size:
         raise ValueError(
-            f"missing={value:g} must be larger than the cut-off ({cut[low[0]]:g}): a "
+            f"not_found={value:g} must be larger than the cut-off ({cut[low[0]]:g}): a "
             "query with nothing relevant would otherwise rank ahead of one that "
             "found a relevant item"
         )
@@ -82,7 +82,7 @@ def _within(k):
     return "in the list" if k is None else f"in the top {k}"
 
 
-def first_relevant_position(relevance, k=None, *, threshold=1, missing="k+1"):
+def first_relevant_position(relevance, k=None, *, threshold=1, not_found="k+1"):
     r"""Position of the first relevant item (FRP); lower is better.
 
     Parameters
@@ -95,7 +95,7 @@ def first_relevant_position(relevance, k=None, *, threshold=1, missing="k+1"):
         searches the whole list.
     threshold : float, default=1
         A grade ``>= threshold`` counts as relevant.
-    missing : {"k+1", "nan", "raise"} or float, default="k+1"
+    not_found : {"k+1", "nan", "raise"} or float, default="k+1"
         The value of a query with no relevant item in the searched part:
 
         - ``"k+1"``: one past the cut-off, the constant that
@@ -115,7 +115,7 @@ def first_relevant_position(relevance, k=None, *, threshold=1, missing="k+1"):
     -------
     float or ndarray of shape (n_queries,)
         FRP, a position: an integer in ``[1, k]`` (``[1, n]`` without ``k``)
-        when a relevant item is found, else the ``missing`` value (``k + 1``
+        when a relevant item is found, else the ``not_found`` value (``k + 1``
         by default). **Lower is better.** Its mean over queries is the FRP of
         *Ranking Evaluation*; its median is often the more telling summary.
 
@@ -159,13 +159,13 @@ def first_relevant_position(relevance, k=None, *, threshold=1, missing="k+1"):
     >>> first_relevant_position([q1, q2, q3])
     array([1., 1., 2.])
 
-    Nothing relevant in the top 3: the value is k + 1, or what ``missing`` says.
+    Nothing relevant in the top 3: the value is k + 1, or what ``not_found`` says.
 
     >>> first_relevant_position([0, 0, 0, 1], k=3)
     4.0
-    >>> first_relevant_position([0, 0, 0, 1], k=3, missing="nan")
+    >>> first_relevant_position([0, 0, 0, 1], k=3, not_found="nan")
     nan
-    >>> first_relevant_position([0, 0, 0], missing=1000)
+    >>> first_relevant_position([0, 0, 0], not_found=1000)
     1000.0
     """
     batch = as_batch(relevance)
@@ -173,12 +173,14 @@ def first_relevant_position(relevance, k=None, *, threshold=1, missing="k+1"):
     relevant, position, cut = _positions(batch, k, threshold)
     within = relevant & (position <= cut[:, None])
     found = within.any(axis=1)
-    fill = _fill(missing, cut, ~found, batch, f"no relevant item {_within(k)}")
+    fill = _fill(not_found, cut, ~found, batch, f"no relevant item {_within(k)}")
     first = np.where(within, position, np.inf).min(axis=1)
     return finish(np.where(found, first, fill), batch)
 
 
-def mean_rank(relevance, k=None, *, threshold=1, beyond="k+1", n_relevant=None, missing="k+1"):
+def mean_rank(
+    relevance, k=None, *, threshold=1, beyond="k+1", n_relevant="in_list", not_found="k+1"
+):
     r"""Mean position of a query's relevant items (MR); lower is better.
 
     Parameters
@@ -205,11 +207,13 @@ def mean_rank(relevance, k=None, *, threshold=1, beyond="k+1", n_relevant=None, 
           relevant items *inside* the top ``k``. Bounded by ``k`` too, but it
           can reward pushing a relevant item out of the top ``k`` (the chapter
           shows an example), so read it with recall@k beside it.
-    n_relevant : int or array_like of shape (n_queries,), optional
+    n_relevant : "in_list", int or array_like of shape (n_queries,), default="in_list"
         Number of relevant items of each query in all, including any the list
-        does not contain; those count at the cut-off plus one. By default, the
-        relevant items in the given list. Only with ``beyond="k+1"``.
-    missing : {"k+1", "nan", "raise"} or float, default="k+1"
+        does not contain; those count at the cut-off plus one. ``"in_list"``:
+        the relevant grades of the whole given list, which is right only when
+        the list holds every relevant item; in an evaluation against qrels,
+        pass the qrels' count. An int or array only with ``beyond="k+1"``.
+    not_found : {"k+1", "nan", "raise"} or float, default="k+1"
         The value of a query with no position to average: no relevant item at
         all, or (with ``beyond="drop"``) none in the top ``k``. Same choices as
         in :func:`first_relevant_position`; the default ``"k+1"`` is the
@@ -292,9 +296,13 @@ def mean_rank(relevance, k=None, *, threshold=1, beyond="k+1", n_relevant=None, 
         in_list = relevant.sum(axis=1)
         total = check_n_relevant(n_relevant, in_list, batch)
         rank_sum = (relevant * capped).sum(axis=1) + (cut + 1) * (total - in_list)
-        what = "no relevant item in the whole list" if n_relevant is None else "n_relevant = 0"
+        what = (
+            "no relevant item in the whole list"
+            if isinstance(n_relevant, str)
+            else "n_relevant = 0"
+        )
     else:
-        if n_relevant is not None:
+        if not (isinstance(n_relevant, str) and n_relevant == "in_list"):
             raise ValueError(
                 'n_relevant is used only with beyond="k+1"; with beyond="drop" the '
                 "relevant items outside the top k are left out anyway"
@@ -303,6 +311,6 @@ def mean_rank(relevance, k=None, *, threshold=1, beyond="k+1", n_relevant=None, 
         total = within.sum(axis=1)
         rank_sum = (within * position).sum(axis=1)
         what = f"no relevant item {_within(k)}"
-    fill = _fill(missing, cut, total == 0, batch, what)
+    fill = _fill(not_found, cut, total == 0, batch, what)
     values = np.where(total > 0, rank_sum / np.maximum(total, 1), fill)
     return finish(values, batch)

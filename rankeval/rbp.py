@@ -61,8 +61,11 @@ def rbp(relevance, k=None, *, p=0.8, return_residual=False):
     .. math:: \mathrm{RBP} = (1 - p) \sum_{i=1}^{d} r_i\, p^{i-1},
        \qquad \text{residual} = (1 - p) \sum_{i > d} p^{i-1} = p^{d}.
 
-    trec_eval has no RBP; Moffat's ``rbp_eval`` computes it with the
-    persistence given by ``-p`` and reports the residual too.
+    Moffat's ``rbp_eval`` computes it with the persistence given by ``-p`` and
+    reports the residual too. trec_eval 10 has ``rbp`` and ``rbp_resid``
+    (default :math:`p = 0.9`), which first divide each query's grades by that
+    query's top grade; ``rankeval.trec_rbp`` reproduces them, while this
+    function takes gains already in [0, 1] and leaves the scaling to the caller.
 
     Chapter: :doc:`/chapters/09_rbp`.
 
@@ -101,10 +104,13 @@ def rbp(relevance, k=None, *, p=0.8, return_residual=False):
             f"relevance contains the gain {batch.grades.max():g}, but RBP needs gains in "
             "[0, 1]: divide graded judgments by the top grade (e.g. grades / 3)"
         )
-    gains = batch.grades[:, :k]
-    weights = (1.0 - p) * p ** np.arange(gains.shape[1])
-    values = finish(gains @ weights, batch)
+    values = finish(_rbp_kernel(batch.grades[:, :k], p), batch)
     if not return_residual:
         return values
     depth = batch.lengths if k is None else np.minimum(batch.lengths, k)
     return values, finish(p**depth, batch)
+
+
+def _rbp_kernel(gains, p):
+    """Kernel of RBP on a validated batch: ``gains`` (n, k) in [0, 1] of the top k."""
+    return gains @ ((1.0 - p) * p ** np.arange(gains.shape[1]))

@@ -95,6 +95,10 @@ def reciprocal_rank(relevance, k=None, *, threshold=1):
     batch = as_batch(relevance)
     k = check_k(k)
     relevant = batch.grades[:, :k] >= check_threshold(threshold)
-    found = relevant.any(axis=1)
-    first = relevant.argmax(axis=1) + 1  # position of the first True; 1 if none
-    return finish(np.where(found, 1.0 / first, 0.0), batch)
+    return finish(_reciprocal_rank_kernel(relevant), batch)
+
+
+def _reciprocal_rank_kernel(relevant):
+    """Kernel of RR on a validated batch: ``relevant`` (n, k) booleans of the top k."""
+    first = relevant.argmax(axis=1) + 1
+    return np.where(relevant.any(axis=1), 1.0 / first, 0.0)

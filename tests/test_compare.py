@@ -7,7 +7,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy import stats
 
-from rankeval import adjust_pvalues, bootstrap_ci, compare, effect_size, evaluate, paired_test
+from rankeval import (
+    adjust_pvalues,
+    bootstrap_ci,
+    compare,
+    effect_size,
+    evaluate,
+    paired_test,
+    report,
+)
 
 
 def scores(seed, n=40, shift=0.05):
@@ -163,7 +171,7 @@ def test_compare_evaluate_frames_aligned_by_query():
     run2 = {f"q{i}": {"b": 1.0, "a": 0.5} for i in range(12)}
     r1 = evaluate(qrels, run1, ["AP", "RR"])
     r2 = evaluate(qrels, run2, ["AP", "RR"]).iloc[::-1]  # another order: aligned by index
-    table = compare({"one": r1, "two": r2}, metric="AP")
+    table = compare({"one": r1, "two": r2}, measures="AP")
     assert table["difference"].iloc[0] == pytest.approx((r1["AP"] - r2["AP"].loc[r1.index]).mean())
     single = compare({"one": r1[["RR"]], "two": r2[["RR"]]})
     assert single["difference"].iloc[0] == pytest.approx(r1["RR"].mean() - r2["RR"].mean())
@@ -193,11 +201,204 @@ def test_errors():
     with pytest.raises(ValueError, match="correction must be one of"):
         compare({"x": a, "y": b}, correction="sidak")
     frame = pd.DataFrame({"AP": a, "RR": b})
-    with pytest.raises(ValueError, match="pass metric= to choose one"):
-        compare({"x": frame, "y": frame})
+    with pytest.raises(ValueError, match="use compare"):
+        paired_test(frame, frame)
     with pytest.raises(ValueError, match="has no column 'P@5'"):
-        compare({"x": frame, "y": frame}, metric="P@5")
+        compare({"x": frame, "y": frame}, measures="P@5")
+    with pytest.raises(ValueError, match="one column of scores, but 2 measures"):
+        compare({"x": a, "y": b}, measures=["AP", "RR"])
+    with pytest.raises(TypeError, match="measures must be names"):
+        compare({"x": frame, "y": frame}, measures=[1])
     with pytest.raises(ValueError, match="pvalues must lie in"):
         adjust_pvalues([0.5, 1.5])
     with pytest.raises(ValueError, match="n_resamples must be a positive integer"):
         paired_test(a, b, test="permutation", n_resamples=0)
+    with pytest.raises(TypeError, match="n_resamples must be a positive integer"):
+        paired_test(a, b, test="permutation", n_resamples=1.5)
+    with pytest.raises(ValueError, match="correction must be one of"):
+        adjust_pvalues([0.5], correction="sidak")
+    with pytest.raises(TypeError, match="pvalues must hold numbers"):
+        adjust_pvalues(["0.5"])
+
+
+# --- regression tests of issue 9, point 5 ------------------------------------------------
+
+
+def test_huge_permutation_count_is_refused_before_allocating():
+    a, b = scores(0, n=40)
+    with pytest.raises(ValueError, match="above the limit of 10,000,000 resamples"):
+        paired_test(a, b, test="permutation", n_resamples=2**30)
+
+
+def test_huge_resample_count_with_few_queries_runs_the_exact_test():
+    # 2**30 resamples of 5 queries: SciPy enumerates the 32 sign patterns instead.
+    a, b = [0.5, 0.3, 0.6, 0.7, 0.2], [0.2, 0.2, 0.4, 0.3, 0.1]
+    exact = paired_test(a, b, test="permutation", n_resamples=2**30)
+    # all five differences are positive: only the all-positive and all-negative
+    # patterns reach the observed |mean|, so p = 2 / 32
+    assert exact.pvalue == pytest.approx(2 / 32)
+
+
+def test_huge_bootstrap_is_refused():
+    a, b = scores(0, n=40)
+    with pytest.raises(ValueError, match="above the limit"):
+        bootstrap_ci(a, b, n_resamples=10**8)
+
+
+def test_resampling_in_batches_keeps_the_seeded_result(monkeypatch):
+    # The batch size bounds memory; a fixed seed still gives a fixed answer.
+    import sys
+
+    module = sys.modules["rankeval.compare"]
+
+    a, b = scores(4, n=30)
+    first = paired_test(a, b, test="permutation", n_resamples=3000, seed=7).pvalue
+    monkeypatch.setattr(module, "_BATCH_CELLS", 30 * 100)  # batches of 100 resamples
+    assert module._batch(3000, 30) == 100
+    batched = paired_test(a, b, test="permutation", n_resamples=3000, seed=7).pvalue
+    again = paired_test(a, b, test="permutation", n_resamples=3000, seed=7).pvalue
+    assert batched == again
+    assert abs(batched - first) < 0.05  # same test, another stream of random patterns
+    low, high = bootstrap_ci(a, b, n_resamples=3000, seed=7)
+    assert (low, high) == bootstrap_ci(a, b, n_resamples=3000, seed=7)
+
+
+@pytest.mark.parametrize("shift", [0.1, -0.25, 1 / 3])
+def test_t_test_on_constant_nonzero_differences_is_an_error(shift):
+    b = np.array([0.1, 0.2, 0.3, 0.4])
+    with pytest.raises(ValueError, match="zero variance"):
+        paired_test(b + shift, b, test="t")
+    # the permutation test has an answer: all differences share one sign
+    assert paired_test(b + shift, b, test="permutation").pvalue == pytest.approx(2 / 16)
+
+
+def test_bootstrap_needs_two_queries():
+    with pytest.raises(ValueError, match="at least 2 queries"):
+        bootstrap_ci([0.5], [0.2])
+
+
+@pytest.mark.parametrize(
+    "kwargs, exc, match",
+    [
+        ({"confidence": "0.95"}, TypeError, "confidence must be a real number"),
+        ({"confidence": None}, TypeError, "confidence must be a real number"),
+        ({"confidence": 95}, ValueError, r"confidence must lie in \(0, 1\)"),
+        ({"confidence": float("nan")}, ValueError, "confidence must be finite"),
+    ],
+)
+def test_bad_confidence(kwargs, exc, match):
+    a, b = scores(0, n=10)
+    with pytest.raises(exc, match=match):
+        bootstrap_ci(a, b, **kwargs)
+    with pytest.raises(exc, match=match):
+        compare({"x": a, "y": b}, **kwargs)
+
+
+@pytest.mark.parametrize(
+    "alpha, exc, match",
+    [
+        ("0.05", TypeError, "alpha must be a real number"),
+        (None, TypeError, "alpha must be a real number"),
+        (5, ValueError, r"alpha must lie in \(0, 1\)"),
+        (True, TypeError, "alpha must be a real number"),
+    ],
+)
+def test_bad_alpha(alpha, exc, match):
+    a, b = scores(0, n=10)
+    with pytest.raises(exc, match=match):
+        compare({"x": a, "y": b}, alpha=alpha)
+
+
+def test_default_seed_is_reproducible():
+    a, b = scores(3, n=20)
+    assert paired_test(a, b, test="permutation") == paired_test(a, b, test="permutation")
+    assert bootstrap_ci(a, b) == bootstrap_ci(a, b)
+
+
+# --- several measures, several systems, reports ------------------------------------------
+
+
+def _frames(n=30):
+    rng = np.random.default_rng(11)
+    index = pd.Index([f"q{i}" for i in range(n)], name="query_id")
+    base = rng.uniform(0, 1, (n, 2))
+    return {
+        "bm25": pd.DataFrame(base, columns=["AP", "nDCG@10"], index=index),
+        "dense": pd.DataFrame(np.clip(base + rng.normal(0.15, 0.1, (n, 2)), 0, 1),
+                              columns=["AP", "nDCG@10"], index=index),
+        "same": pd.DataFrame(np.clip(base + rng.normal(0.0, 0.1, (n, 2)), 0, 1),
+                             columns=["AP", "nDCG@10"], index=index),
+    }
+
+
+def test_compare_several_measures_and_systems_is_one_tidy_family():
+    frames = _frames()
+    table = compare(frames, baseline="bm25", correction="holm")
+    assert list(zip(table["system"], table["measure"], strict=True)) == [
+        ("dense", "AP"), ("same", "AP"), ("dense", "nDCG@10"), ("same", "nDCG@10")
+    ]
+    assert (table["other"] == "bm25").all()
+    raw = [
+        paired_test(frames[s][m], frames["bm25"][m]).pvalue
+        for m in ("AP", "nDCG@10") for s in ("dense", "same")
+    ]
+    np.testing.assert_allclose(table["p_value"], raw)
+    # corrected once over all four comparisons, not per measure
+    np.testing.assert_allclose(table["p_adjusted"], adjust_pvalues(raw, "holm"))
+    for m in ("AP", "nDCG@10"):
+        rows = table[table["measure"] == m]
+        np.testing.assert_allclose(rows["mean"], [frames[s][m].mean() for s in ("dense", "same")])
+        np.testing.assert_allclose(rows["other_mean"], frames["bm25"][m].mean())
+    assert table.attrs["correction"] == "holm" and table.attrs["baseline"] == "bm25"
+    # one measure picked from the frames gives the rows of that measure (same seed stream
+    # for the t-test, which draws nothing)
+    one = compare(frames, "AP", baseline="bm25")
+    np.testing.assert_allclose(one["p_value"], raw[:2])
+
+
+def test_report_markdown_marks_best_and_significant():
+    frames = _frames()
+    table = compare(frames, baseline="bm25")
+    text = report(table)
+    lines = text.splitlines()
+    assert lines[0] == "| system | AP | nDCG@10 |"
+    assert lines[1] == "| --- | ---: | ---: |"
+    means = {s: f.mean() for s, f in frames.items()}
+    best_ap = max(means, key=lambda s: means[s]["AP"])
+    assert best_ap == "dense"
+    row = next(line for line in lines if line.startswith("| (b) dense"))
+    ap_cell = row.split("|")[2].strip()
+    assert ap_cell.startswith(f"**{means['dense']['AP']:.4f}**")
+    significant = table[(table["system"] == "dense") & (table["measure"] == "AP")]["significant"]
+    assert ap_cell.endswith("<sup>a</sup>") == bool(significant.iloc[0])
+    assert "Holm correction over 4 comparisons, alpha = 0.05" in text
+
+
+def test_report_latex_and_lower_is_better():
+    a = np.array([3.0, 2.0, 4.0, 5.0, 2.0, 3.0])  # mean rank: lower is better
+    b = a + np.array([1.0, 2.0, 1.0, 2.0, 1.5, 1.0])
+    table = compare({"x_1": a, "y&z": b}, "MR")
+    text = report(table, "latex", digits=2, lower_is_better={"MR"})
+    assert r"\begin{tabular}{lr}" in text and r"\toprule" in text
+    assert r"(a) x\_1 & \textbf{3.17}$^{b}$ \\" in text
+    assert r"(b) y\&z & 4.58 \\" in text  # 19/6 + 8.5/6
+
+
+def test_report_errors():
+    with pytest.raises(ValueError, match="format must be"):
+        report(compare({"x": [0.1, 0.2, 0.4], "y": [0.2, 0.3, 0.3]}), "html")
+    with pytest.raises(ValueError, match="returned by rankeval.compare"):
+        report(pd.DataFrame({"a": [1]}))
+    with pytest.raises(TypeError, match="digits must be an int"):
+        report(compare({"x": [0.1, 0.2, 0.4], "y": [0.2, 0.3, 0.3]}), digits=2.5)
+
+
+
+def test_compare_names_the_measure_of_named_series():
+    a, b = scores(6, n=12)
+    index = [f"q{i}" for i in range(12)]
+    table = compare({"x": pd.Series(a, index=index, name="AP"),
+                     "y": pd.Series(b, index=index, name="AP")})
+    assert table["measure"].tolist() == ["AP"]
+    unnamed = compare({"x": a, "y": b})
+    assert unnamed["measure"].tolist() == ["score"]

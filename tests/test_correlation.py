@@ -239,19 +239,6 @@ def test_distance_counts_neighbour_swaps(xy):
     assert kendall_tau_distance(x, y) == swaps
 
 
-@given(ragged_pairs())
-def test_batch_equals_per_row(rows):
-    xs = [x for x, _ in rows]
-    ys = [y for _, y in rows]
-    for f in (spearman_rho, kendall_tau, kendall_tau_distance):
-        got = f(xs, ys)
-        assert got.shape == (len(rows),)
-        np.testing.assert_allclose(got, [f(x, y) for x, y in rows], equal_nan=True)
-    np.testing.assert_allclose(
-        kendall_tau(xs, ys, variant="a"), [kendall_tau(x, y, variant="a") for x, y in rows]
-    )
-
-
 @given(grades(max_grade=3, max_size=12))
 def test_inversions_is_the_distance_to_the_grade_order(g):
     positions_as_scores = list(range(len(g), 0, -1))  # the top item scores highest
@@ -355,6 +342,61 @@ def test_inversions_against_slow_oracle(k):
     np.testing.assert_array_equal(
         inversions(rs, k), [slow_inversions(r if k is None else r[:k]) for r in rs]
     )
+
+
+def pair_signs_oracle(x, y):
+    """The former O(n^2) implementation: all pairwise signs at once, by broadcasting."""
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    sx = np.sign(x[:, None] - x[None, :])
+    sy = np.sign(y[:, None] - y[None, :])
+    c_minus_d = (sx * sy).sum() / 2
+    discordant = (sx * sy < 0).sum() / 2
+    tied_in_one = ((sx == 0) != (sy == 0)).sum() / 2  # the diagonal is tied in both
+    return c_minus_d, discordant, tied_in_one, np.abs(sx).sum() / 2, np.abs(sy).sum() / 2
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("levels", [3, 40, 10**6])
+def test_merge_sort_counts_against_the_quadratic_oracle(seed, levels):
+    rng = np.random.default_rng(seed)
+    n = 600
+    x, y = rng.integers(0, levels, n), rng.integers(0, levels, n)
+    c_minus_d, discordant, tied_in_one, untied_x, untied_y = pair_signs_oracle(x, y)
+    n0 = n * (n - 1) / 2
+    assert kendall_tau(x, y, variant="a") == pytest.approx(c_minus_d / n0, rel=1e-12)
+    assert kendall_tau(x, y) == pytest.approx(c_minus_d / np.sqrt(untied_x * untied_y), rel=1e-12)
+    assert kendall_tau_distance(x, y) == discordant
+    assert kendall_tau_distance(x, y, tie_penalty=0.5) == discordant + 0.5 * tied_in_one
+
+
+@pytest.mark.parametrize("k", [None, 50])
+def test_inversions_with_many_levels_against_slow_oracle(k):
+    # more than 64 distinct grades: the merge-sort branch
+    rng = np.random.default_rng(8)
+    rs = [list(rng.integers(0, 200, size=int(n))) for n in rng.integers(1, 120, size=8)]
+    np.testing.assert_array_equal(
+        inversions(rs, k), [slow_inversions(r if k is None else r[:k]) for r in rs]
+    )
+
+
+def test_a_million_items_in_linear_memory():
+    # issue 9: the O(n^2) version needed 2.5 GB for 10,000 items
+    import tracemalloc
+
+    rng = np.random.default_rng(0)
+    n = 10**6
+    x = rng.integers(0, 1000, n)
+    y = x + rng.integers(0, 300, n)
+    tracemalloc.start()
+    try:
+        tau = kendall_tau(x, y)
+        distance = kendall_tau_distance(x, y, normalize=True)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 400 * 2**20  # a few dozen arrays of n values, never n^2
+    assert tau == pytest.approx(stats.kendalltau(x, y).statistic, rel=1e-12)
+    assert 0 < distance < 0.5
 
 
 # --- bad input ----------------------------------------------------------------------

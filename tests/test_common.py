@@ -1,0 +1,439 @@
+"""Checks that every metric function must pass, over one registry of all of them.
+
+The pattern of scikit-learn's ``metrics/tests/test_common.py``: each metric is
+registered once with a way to call it (its cut-off, threshold, scale...), and
+the invariants shared by all metrics are tested here, for every one of them:
+
+- a batch gives the values of its queries one by one;
+- a ragged list of lists gives the values of the same lists zero-padded into a
+  2-D array (for the metrics on which zero padding is neutral);
+- the caller's input is left unchanged;
+- a pandas DataFrame or Series gives the values of the same NumPy array (its
+  values are read, never its labels);
+- a single query gives a ``float``, a batch a 1-D float64 array;
+- every bad input raises ValueError or TypeError with a message saying why.
+
+Module-specific behaviour (formulas, conventions, options) stays in
+``tests/test_<module>.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import rankeval
+from rankeval import (
+    average_precision,
+    average_recall,
+    dcg,
+    err,
+    first_relevant_position,
+    graded_average_precision,
+    hit_at_k,
+    hits_at_k,
+    inversions,
+    mean_rank,
+    ndcg,
+    precision_at_k,
+    rbp,
+    recall_at_k,
+    reciprocal_rank,
+)
+
+FEW = settings(max_examples=25)
+
+
+@dataclass(frozen=True)
+class Metric:
+    """How to call one metric on a ranking (or a batch of rankings)."""
+
+    name: str
+    call: Callable
+    max_grade: int = 3  # inputs are whole grades 0..max_grade
+    pad_neutral: bool = True  # zero padding a ragged batch leaves every value unchanged
+    judged: bool = False  # NaN (unjudged) and negative grades are valid input
+    k: Callable | None = None  # call with a cut-off k, to test bad cut-offs
+    extra: dict = field(default_factory=dict)
+
+
+def _get(name):
+    return getattr(rankeval, name)
+
+
+METRICS = [
+    Metric("hits_at_k", lambda r: hits_at_k(r, 3), k=lambda r, k: hits_at_k(r, k)),
+    # without k, precision divides by each list's own length: padding changes it
+    Metric("precision_at_k", lambda r: precision_at_k(r, 4), k=lambda r, k: precision_at_k(r, k)),
+    Metric("precision_at_k(whole list)", lambda r: precision_at_k(r), pad_neutral=False),
+    Metric("precision_at_k(retrieved)", lambda r: precision_at_k(r, 5, divide_by="retrieved"),
+           pad_neutral=False),
+    Metric("precision_at_k(threshold=2)", lambda r: precision_at_k(r, 3, threshold=2)),
+    Metric("recall_at_k", lambda r: recall_at_k(r, 3), k=lambda r, k: recall_at_k(r, k)),
+    Metric("recall_at_k(n_relevant=20)", lambda r: recall_at_k(r, 5, n_relevant=20)),
+    Metric("hit_at_k", lambda r: hit_at_k(r, 2), k=lambda r, k: hit_at_k(r, k)),
+    Metric("average_precision", lambda r: average_precision(r),
+           k=lambda r, k: average_precision(r, k)),
+    Metric("average_precision@3", lambda r: average_precision(r, 3)),
+    Metric("average_precision(in_top_k)", lambda r: average_precision(r, 4, n_relevant="in_top_k")),
+    Metric("average_precision(n_relevant=20)", lambda r: average_precision(r, n_relevant=20)),
+    Metric("average_recall", lambda r: average_recall(r, 5),
+           k=lambda r, k: average_recall(r, k)),
+    Metric("graded_average_precision", lambda r: graded_average_precision(r, max_grade=3),
+           k=lambda r, k: graded_average_precision(r, k, max_grade=3)),
+    Metric("graded_average_precision(probabilities)",
+           lambda r: graded_average_precision(r, 4, grade_probabilities=[0.5, 0.3, 0.2])),
+    Metric("reciprocal_rank", lambda r: reciprocal_rank(r),
+           k=lambda r, k: reciprocal_rank(r, k)),
+    Metric("dcg", lambda r: dcg(r), k=lambda r, k: dcg(r, k)),
+    Metric("dcg(exponential, jarvelin)",
+           lambda r: dcg(r, 5, gain="exponential", discount="jarvelin", log_base=3)),
+    Metric("ndcg", lambda r: ndcg(r, 5), k=lambda r, k: ndcg(r, k)),
+    Metric("ndcg(exponential, zipf)",
+           lambda r: ndcg(r, gain="exponential", discount="zipf", power_exponent=2)),
+    Metric("err", lambda r: err(r, max_grade=3), k=lambda r, k: err(r, k, max_grade=3)),
+    Metric("err(p=0.7)", lambda r: err(r, 4, max_grade=3, p=0.7)),
+    # the sigmoid gives grade 0 a positive stopping probability, padding would count
+    Metric("err(sigmoid)", lambda r: err(r, transform="sigmoid", beta=1.5), pad_neutral=False),
+    Metric("rbp", lambda r: rbp(r, p=0.8), max_grade=1, k=lambda r, k: rbp(r, k)),
+    # without k, the "not found" value is each list's length + 1: padding changes it
+    Metric("mean_rank", lambda r: mean_rank(r, 5), k=lambda r, k: mean_rank(r, k)),
+    Metric("mean_rank(whole list)", lambda r: mean_rank(r), pad_neutral=False),
+    Metric("mean_rank(drop)", lambda r: mean_rank(r, 3, beyond="drop", not_found=100)),
+    Metric("first_relevant_position", lambda r: first_relevant_position(r, 4),
+           k=lambda r, k: first_relevant_position(r, k)),
+    Metric("inversions", lambda r: inversions(r), k=lambda r, k: inversions(r, k)),
+    Metric("inversions@4", lambda r: inversions(r, 4)),
+]
+
+# The measures that read judgments as trec_eval does (NaN = unjudged); padding a
+# ragged batch with 0 would turn "not retrieved" into "retrieved, not relevant".
+JUDGED = [
+    ("r_precision", lambda f: lambda r: f(r), None),
+    ("bpref", lambda f: lambda r: f(r, n_relevant=20, n_nonrelevant=20), None),
+    ("interpolated_precision", lambda f: lambda r: f(r, 0.3), None),
+    ("eleven_point_average", lambda f: lambda r: f(r), None),
+    ("judged_at_k", lambda f: lambda r: f(r, 5), lambda f: lambda r, k: f(r, k)),
+    ("set_precision", lambda f: lambda r: f(r), None),
+    ("set_recall", lambda f: lambda r: f(r, n_relevant=20), None),
+    ("set_f", lambda f: lambda r: f(r, beta=2), None),
+    ("inferred_average_precision", lambda f: lambda r: f(r, n_relevant=20), None),
+    ("trec_rbp", lambda f: lambda r: f(r, 10), lambda f: lambda r, k: f(r, k)),
+]
+for _name, _call, _k in JUDGED:
+    if hasattr(rankeval, _name):
+        _f = _get(_name)
+        METRICS.append(Metric(_name, _call(_f), pad_neutral=False, judged=True,
+                              k=None if _k is None else _k(_f)))
+
+BY_NAME = {m.name: m for m in METRICS}
+NAMES = list(BY_NAME)
+PAD_NEUTRAL = [m.name for m in METRICS if m.pad_neutral]
+WITH_K = [m.name for m in METRICS if m.k is not None]
+PLAIN = [m.name for m in METRICS if not m.judged]
+
+
+def rankings(max_grade, min_size=1, max_size=10):
+    return st.lists(st.integers(0, max_grade), min_size=min_size, max_size=max_size)
+
+
+def batches(max_grade, max_queries=5):
+    return st.lists(rankings(max_grade), min_size=1, max_size=max_queries)
+
+
+def _random_batch(metric, seed, n_queries=6, width=8, ragged=True):
+    rng = np.random.default_rng(seed)
+    lengths = rng.integers(1, width + 1, n_queries) if ragged else np.full(n_queries, width)
+    return [rng.integers(0, metric.max_grade + 1, n).astype(np.float64) for n in lengths]
+
+
+def _pad(rows, width=None):
+    width = width or max(len(r) for r in rows)
+    return np.array([list(r) + [0] * (width - len(r)) for r in rows], dtype=np.float64)
+
+
+def test_the_registry_covers_every_public_metric():
+    """Every public function whose first argument is ``relevance`` is registered here."""
+    import inspect
+
+    metric_like = set()
+    for name in rankeval.__all__:
+        obj = getattr(rankeval, name)
+        if inspect.isfunction(obj):
+            params = list(inspect.signature(obj).parameters)
+            if params and params[0] == "relevance":
+                metric_like.add(name)
+    registered = {m.name.split("(")[0].split("@")[0] for m in METRICS}
+    # The diversity measures take one (documents x subtopics) matrix per query, not a
+    # grade list, so the checks here do not apply; tests/test_diversity.py has their own.
+    per_subtopic = {"alpha_ndcg", "err_ia"}
+    assert metric_like - per_subtopic <= registered, sorted(metric_like - registered)
+
+
+# --- batch equals per query, single float ---------------------------------------------
+
+
+@pytest.mark.parametrize("name", NAMES)
+@FEW
+@given(data=st.data())
+def test_batch_equals_per_query(name, data):
+    metric = BY_NAME[name]
+    rows = data.draw(batches(metric.max_grade))
+    batch = metric.call(rows)
+    assert isinstance(batch, np.ndarray) and batch.dtype == np.float64
+    assert batch.shape == (len(rows),)
+    singles = [metric.call(r) for r in rows]
+    assert all(type(v) is float for v in singles)
+    np.testing.assert_allclose(batch, singles, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", PAD_NEUTRAL)
+@FEW
+@given(data=st.data())
+def test_ragged_equals_zero_padded(name, data):
+    metric = BY_NAME[name]
+    rows = data.draw(batches(metric.max_grade))
+    np.testing.assert_allclose(
+        metric.call(_pad(rows)), metric.call(rows), rtol=1e-12, atol=1e-12
+    )
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_one_row_2d_is_a_batch_of_one(name):
+    metric = BY_NAME[name]
+    r = _random_batch(metric, 1, n_queries=1)[0]
+    value = metric.call(r)
+    batch = metric.call(r[None, :])
+    assert batch.shape == (1,) and batch[0] == pytest.approx(value, rel=1e-12, abs=1e-12)
+
+
+# --- input left unchanged, pandas input ------------------------------------------------
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_input_left_unchanged(name):
+    metric = BY_NAME[name]
+    rows = _random_batch(metric, 2)
+    copies = [r.copy() for r in rows]
+    metric.call(rows)
+    for r, c in zip(rows, copies, strict=True):
+        np.testing.assert_array_equal(r, c)
+    matrix = _pad(rows)
+    before = matrix.copy()
+    metric.call(matrix)
+    metric.call(matrix[0])
+    np.testing.assert_array_equal(matrix, before)
+    frame = pd.DataFrame(matrix, columns=[f"c{i}" for i in range(matrix.shape[1])])
+    frame_before = frame.copy()
+    metric.call(frame)
+    pd.testing.assert_frame_equal(frame, frame_before)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_pandas_input_equals_numpy_input(name):
+    metric = BY_NAME[name]
+    matrix = _pad(_random_batch(metric, 3, ragged=False))
+    want = metric.call(matrix)
+    # column labels that would be read as grades if the frame were iterated
+    labels = [metric.max_grade] * matrix.shape[1]
+    frame = pd.DataFrame(matrix, columns=labels, index=[f"q{i}" for i in range(len(matrix))])
+    np.testing.assert_allclose(metric.call(frame), want, rtol=1e-12)
+    np.testing.assert_allclose(metric.call(frame.astype(int)), want, rtol=1e-12)
+    series = pd.Series(matrix[0], index=np.arange(10, 10 + matrix.shape[1]))
+    assert metric.call(series) == pytest.approx(metric.call(matrix[0]), rel=1e-12)
+    rows = [pd.Series(r) for r in matrix]
+    np.testing.assert_allclose(metric.call(rows), want, rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", PLAIN)
+def test_pandas_missing_values_are_named_not_misread(name):
+    frame = pd.DataFrame([[1, None, 0], [0, 1, 1]]).astype("Int64")
+    with pytest.raises(ValueError, match="NaN"):
+        BY_NAME[name].call(frame)
+
+
+def test_dataframe_values_not_labels_regression():
+    # issue 9: the column labels 0, 1, 2 were read as the grades of one query
+    frame = pd.DataFrame([[3, 3, 3], [3, 3, 3]])
+    np.testing.assert_array_equal(precision_at_k(frame, 3), [1.0, 1.0])
+    np.testing.assert_array_equal(recall_at_k(frame, 1), [1 / 3, 1 / 3])
+
+
+# --- bad inputs ------------------------------------------------------------------------
+
+BAD_RELEVANCE = [
+    ([], ValueError, "is empty"),
+    ([[1, 0], []], ValueError, r"relevance\[1\] is empty"),
+    (np.zeros((2, 0)), ValueError, "empty"),
+    (np.zeros((0, 3)), ValueError, "no queries"),
+    (np.zeros((2, 2, 2)), ValueError, "got 3-D"),
+    ("1010", TypeError, "got a string"),
+    ({1, 0}, TypeError, "got a set"),
+    ({"a": 1}, TypeError, "got a dict"),
+    (3, TypeError, "got the scalar 3"),
+    (["b", "f"], TypeError, "must contain numbers"),
+    ([1, [1, 0]], TypeError, "mixes numbers and sequences"),
+    ([[1, 0], "ab"], TypeError, "must contain numbers.*got 'ab'"),
+    ([[1, 0], [[1]]], ValueError, r"relevance\[1\] must be a 1-D ranking"),
+    (np.array([1.0, np.inf]), ValueError, "infinite"),
+]
+BAD_PLAIN_ONLY = [
+    ([1, -1], ValueError, "negative grades"),
+    ([1.0, float("nan")], ValueError, "NaN"),
+]
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("relevance, exc, match", BAD_RELEVANCE)
+def test_bad_relevance_is_refused_with_a_message(name, relevance, exc, match):
+    with pytest.raises(exc, match=match):
+        BY_NAME[name].call(relevance)
+
+
+@pytest.mark.parametrize("name", PLAIN)
+@pytest.mark.parametrize("relevance, exc, match", BAD_PLAIN_ONLY)
+def test_negative_and_nan_grades_are_refused(name, relevance, exc, match):
+    with pytest.raises(exc, match=match):
+        BY_NAME[name].call(relevance)
+
+
+@pytest.mark.parametrize("name", WITH_K)
+@pytest.mark.parametrize(
+    "k, exc, match",
+    [
+        (0, ValueError, "k must be a positive int"),
+        (-2, ValueError, "k must be a positive int"),
+        (2.5, TypeError, "k must be a positive int"),
+        (True, TypeError, "k must be a positive int"),
+        ("3", TypeError, "k must be a positive int"),
+    ],
+)
+def test_bad_cut_off_is_refused(name, k, exc, match):
+    with pytest.raises(exc, match=match):
+        BY_NAME[name].k([1, 0, 1], k)
+
+
+THRESHOLDED = [
+    hits_at_k, precision_at_k, recall_at_k, hit_at_k, average_precision, average_recall,
+    reciprocal_rank, mean_rank, first_relevant_position,
+]
+
+
+@pytest.mark.parametrize("f", THRESHOLDED, ids=lambda f: f.__name__)
+@pytest.mark.parametrize(
+    "threshold, exc, match",
+    [
+        (0, ValueError, "threshold must be > 0"),
+        (-1, ValueError, "threshold must be > 0"),
+        (float("nan"), ValueError, "threshold must be finite"),
+        ("1", TypeError, "threshold must be a real number"),
+        (None, TypeError, "threshold must be a real number"),
+    ],
+)
+def test_bad_threshold_is_refused(f, threshold, exc, match):
+    with pytest.raises(exc, match=match):
+        f([1, 0, 1], threshold=threshold)
+
+
+RECALL_TYPE = [recall_at_k, average_precision, average_recall, mean_rank]
+
+
+@pytest.mark.parametrize("f", RECALL_TYPE, ids=lambda f: f.__name__)
+def test_n_relevant_in_list_is_the_explicit_default(f):
+    import inspect
+
+    assert inspect.signature(f).parameters["n_relevant"].default == "in_list"
+    r = [[0, 1, 0, 0, 1, 0], [1, 0, 0]]
+    # "in_list" counts the whole list, not its top k
+    np.testing.assert_allclose(f(r, 3), f(r, 3, n_relevant=[2, 1]))
+
+
+@pytest.mark.parametrize("f", RECALL_TYPE, ids=lambda f: f.__name__)
+@pytest.mark.parametrize(
+    "n_relevant, exc, match",
+    [
+        (None, TypeError, 'n_relevant must be "in_list"'),
+        ("all", ValueError, 'n_relevant must be "in_list"'),
+        (1, ValueError, "n_relevant is 1, smaller than the 2 relevant"),
+        (2.5, TypeError, "whole numbers"),
+        ([3, 3, 3], ValueError, "one value per query"),
+        (-1, ValueError, "n_relevant"),
+    ],
+)
+def test_bad_n_relevant_is_refused(f, n_relevant, exc, match):
+    with pytest.raises(exc, match=match):
+        f([1, 0, 1], n_relevant=n_relevant)
+
+
+def test_the_recommender_denominator_trap():
+    # issue 14: one hit among a user's 7 held-out items is recall 1/7, not 1
+    shown = [0, 1, 0, 0, 0, 0, 0, 0, 0, 0]
+    assert recall_at_k(shown, 10) == 1.0
+    assert recall_at_k(shown, 10, n_relevant=7) == pytest.approx(1 / 7)
+
+
+# --- pairs of rankings (correlation) ---------------------------------------------------
+
+PAIRS = {
+    "spearman_rho": lambda x, y: rankeval.spearman_rho(x, y),
+    "kendall_tau": lambda x, y: rankeval.kendall_tau(x, y),
+    "kendall_tau(a)": lambda x, y: rankeval.kendall_tau(x, y, variant="a"),
+    "kendall_tau_distance": lambda x, y: rankeval.kendall_tau_distance(x, y, tie_penalty=0.5),
+}
+
+
+def _pairs(seed, n_rows=5, width=9):
+    rng = np.random.default_rng(seed)
+    lengths = rng.integers(2, width + 1, n_rows)
+    xs = [rng.integers(0, 5, n).astype(float) for n in lengths]
+    ys = [rng.integers(0, 5, n).astype(float) for n in lengths]
+    return xs, ys
+
+
+@pytest.mark.parametrize("name", list(PAIRS))
+def test_pairs_batch_equals_per_row_and_input_unchanged(name):
+    f = PAIRS[name]
+    xs, ys = _pairs(4)
+    copies = [x.copy() for x in xs + ys]
+    batch = f(xs, ys)
+    for a, b in zip(xs + ys, copies, strict=True):
+        np.testing.assert_array_equal(a, b)
+    assert batch.shape == (len(xs),) and batch.dtype == np.float64
+    singles = [f(x, y) for x, y in zip(xs, ys, strict=True)]
+    assert all(type(v) is float for v in singles)
+    np.testing.assert_allclose(batch, singles, rtol=1e-12, equal_nan=True)
+
+
+@pytest.mark.parametrize("name", list(PAIRS))
+def test_pairs_pandas_input_equals_numpy(name):
+    f = PAIRS[name]
+    rng = np.random.default_rng(5)
+    x, y = rng.integers(0, 6, (3, 7)), rng.integers(0, 6, (3, 7))
+    want = f(x, y)
+    got = f(pd.DataFrame(x, columns=[9] * 7), pd.DataFrame(y))
+    np.testing.assert_allclose(got, want, equal_nan=True)
+    assert f(pd.Series(x[0], index=range(5, 12)), pd.Series(y[0])) == pytest.approx(
+        f(x[0], y[0]), nan_ok=True
+    )
+
+
+@pytest.mark.parametrize("name", list(PAIRS))
+@pytest.mark.parametrize(
+    "x, y, exc, match",
+    [
+        ([1, 2, 3], [1, 2], ValueError, "rank the same items"),
+        ([1], [1], ValueError, "at least 2 items"),
+        ("abc", [1, 2, 3], TypeError, "got a string"),
+        ([1, np.nan], [1, 2], ValueError, "NaN"),
+        ([[1, 2], [1, 2]], [[1, 2]] * 3, ValueError, "x holds 2 rankings but y holds 3"),
+    ],
+)
+def test_pairs_bad_input(name, x, y, exc, match):
+    with pytest.raises(exc, match=match):
+        PAIRS[name](x, y)
