@@ -1,15 +1,30 @@
-"""The command line ``python -m rankeval QRELS RUN -m ...``, run in a subprocess."""
+"""The command line ``python -m rankeval [options] QRELS RUN [RUN ...]``, run in a subprocess."""
 
+import contextlib
+import io
+import json
 import re
 import subprocess
 import sys
+import tomllib
+from pathlib import Path
+from typing import NamedTuple
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from rankeval import evaluate
+from rankeval import evaluate, measures
+from rankeval.cli import main
 
 QRELS = "q1 0 a 2\nq1 0 b 0\nq1 0 c 1\nq2 0 x 1\nq3 0 m 1\n"
 RUN = "q1 Q0 a 1 0.9 r\nq1 Q0 b 2 0.8 r\nq1 Q0 d 3 0.7 r\nq1 Q0 c 4 0.1 r\nq2 Q0 y 1 1.0 r\nq2 Q0 x 2 0.5 r\n"
+# second system: same documents, c moved to the top of q1, tag s2
+RUN2 = "q1 Q0 c 1 2.0 s2\nq1 Q0 a 2 0.9 s2\nq1 Q0 b 3 0.8 s2\nq2 Q0 y 1 1.0 s2\nq2 Q0 x 2 0.5 s2\n"
+
+# trec_eval prints these with "%ld" and sums them on the "all" line (m_num_*.c)
+TREC_COUNTS = {"num_q", "num_ret", "num_rel", "num_rel_ret"}
 
 
 @pytest.fixture
@@ -19,25 +34,81 @@ def files(tmp_path):
     return tmp_path / "qrels.txt", tmp_path / "run.txt"
 
 
-def cli(*args):
+class Result(NamedTuple):
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def cli(*args, stdin=None):
+    """Run the command line in this process (fast); see test_module_entry_point for -m."""
+    out, err = io.StringIO(), io.StringIO()
+    saved = sys.stdin
+    if stdin is not None:
+        sys.stdin = io.TextIOWrapper(io.BytesIO(stdin.encode("utf-8")), encoding="utf-8")
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = main([str(a) for a in args])
+            except SystemExit as exit:  # argparse: usage errors (2), --help (0)
+                code = exit.code
+    finally:
+        sys.stdin = saved
+    return Result(code, out.getvalue(), err.getvalue())
+
+
+def run_module(*args, stdin=None):
     return subprocess.run(
         [sys.executable, "-m", "rankeval", *map(str, args)],
         capture_output=True,
         text=True,
         timeout=120,
+        input=stdin,
     )
+
+
+def ok(*args, **kwargs):
+    result = cli(*args, **kwargs)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    return result.stdout
 
 
 def parse(stdout):
     rows = [line.split("\t") for line in stdout.splitlines()]
+    assert all(len(row) == 3 for row in rows), stdout
     return [(name.strip(), query, value) for name, query, value in rows]
 
 
+def trec_line(name, query, value):
+    """One line as trec_eval prints it: "%-22s\t%s\t%6.4f" (or "%ld" for counts)."""
+    text = str(int(value)) if name in TREC_COUNTS else f"{value:6.4f}"
+    return f"{name:<22}\t{query}\t{text}"
+
+
+def test_module_entry_point(files):
+    # python -m rankeval, in a subprocess: same output, errors on stderr with status 1
+    result = run_module(*files, "-q", "-m", "P@2", "AP")
+    assert result.returncode == 0 and result.stderr == ""
+    assert result.stdout == ok(*files, "-q", "-m", "P@2", "AP")
+    result = run_module(*files, "-m", "nDGC@10")
+    assert result.returncode == 1 and result.stderr.startswith("rankeval: error: ")
+    result = run_module(*files, "--digits", "99")
+    assert result.returncode == 2 and "--digits" in result.stderr
+
+
+def test_console_script_is_the_cli():
+    pyproject = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
+    target = pyproject["project"]["scripts"]["rankeval-eval"]
+    assert target == "rankeval.cli:main"
+    # a plain install brings everything the command line and evaluate import
+    deps = " ".join(pyproject["project"]["dependencies"])
+    for package in ("numpy", "pandas", "scipy", "pyarrow"):
+        assert package in deps
+
+
 def test_table_of_means(files):
-    result = cli(*files, "-m", "nDCG@10", "AP")
-    assert result.returncode == 0, result.stderr
-    assert result.stderr == ""
-    rows = parse(result.stdout)
+    rows = parse(ok(*files, "-m", "nDCG@10", "AP"))
     assert [(n, q) for n, q, _ in rows] == [("num_q", "all"), ("nDCG@10", "all"), ("AP", "all")]
     means = evaluate(*files, ["nDCG@10", "AP"]).mean()
     assert rows[0][2] == "2"
@@ -45,34 +116,375 @@ def test_table_of_means(files):
     assert rows[2][2] == f"{(0.75 + 0.5) / 2:.4f}" == f"{means['AP']:.4f}"
 
 
+def test_layout_is_trec_eval_printf(files):
+    # measure name left-justified in 22 characters, a tab, query, a tab, 4 decimals
+    out = ok(*files, "-q", "-m", "P@2")
+    assert out.splitlines()[0] == "P@2" + " " * 19 + "\tq1\t0.5000"
+    assert out.endswith("\n")
+
+
 def test_per_query_rows(files):
-    rows = parse(cli(*files, "-q", "-m", "P@2", "RR").stdout)
-    assert rows[:4] == [("P@2", "q1", "0.5000"), ("RR", "q1", "1.0000"),
-                        ("P@2", "q2", "0.5000"), ("RR", "q2", "0.5000")]
+    rows = parse(ok(*files, "-q", "-m", "P@2", "RR"))
+    assert rows[:4] == [
+        ("P@2", "q1", "0.5000"),
+        ("RR", "q1", "1.0000"),
+        ("P@2", "q2", "0.5000"),
+        ("RR", "q2", "0.5000"),
+    ]
     assert rows[4:] == [("num_q", "all", "2"), ("P@2", "all", "0.5000"), ("RR", "all", "0.7500")]
 
 
-def test_trec_eval_options(files):
-    # -c: q3 is judged but not retrieved, scored 0; -l 2: only grade >= 2 is relevant
-    rows = parse(cli(*files, "-c", "-m", "RR").stdout)
+@pytest.mark.parametrize(
+    "order",
+    [
+        ("-m", "P@2", "{q}", "{r}"),  # trec_eval's order: options first
+        ("{q}", "{r}", "-m", "P@2"),
+        ("-q", "{q}", "{r}", "-m", "P@2"),
+        ("-m", "P@2", "{q}", "-q", "{r}"),
+        ("{q}", "-m", "P@2", "{r}"),
+        ("--measure", "P@2", "-q", "{q}", "{r}"),
+    ],
+)
+def test_trec_eval_argument_order(files, order):
+    args = [a.format(q=files[0], r=files[1]) for a in order]
+    out = ok(*args)
+    assert ("P@2", "all", "0.5000") in parse(out)
+    assert ("num_q", "all", "2") in parse(out)
+    assert out == ok(*files, "-m", "P@2", *(["-q"] if "-q" in order else []))
+
+
+def test_attached_option_values_as_trec_eval_writes_them(files):
+    # trec_eval's getopt accepts -l2, -M1, -mP.1; q1 ranks a (grade 2) first
+    rows = parse(ok("-q", "-l2", "-M1", "-mP.1", *files))
+    assert rows == [("P_1", "q1", "1.0000"), ("P_1", "q2", "0.0000"), ("P_1", "all", "0.5000")]
+
+
+def test_measures_before_files_with_several_measures(files):
+    rows = parse(ok("-m", "P@2", "RR", *files))
+    assert rows == [("num_q", "all", "2"), ("P@2", "all", "0.5000"), ("RR", "all", "0.7500")]
+
+
+def test_repeated_m_adds_measures(files):
+    rows = parse(ok(*files, "-m", "P@2", "-m", "RR", "-m", "AP", "MAP"))
+    # MAP is AP: the first spelling is kept
+    assert [n for n, _, _ in rows] == ["num_q", "P@2", "RR", "AP"]
+
+
+def test_trec_eval_dotted_names(files):
+    # trec_eval's names, its order of measures (map before P) and its increasing cut-offs
+    out = ok(*files, "-q", "-m", "P.2,1", "-m", "map")
+    # q1 ranks a(2) b(0) d(unjudged) c(1); q2 ranks y(unjudged) x(1)
+    expected = [
+        trec_line("map", "q1", (1 / 1 + 2 / 4) / 2),
+        trec_line("P_1", "q1", 1.0),
+        trec_line("P_2", "q1", 0.5),
+        trec_line("map", "q2", 1 / 2),
+        trec_line("P_1", "q2", 0.0),
+        trec_line("P_2", "q2", 0.5),
+        trec_line("map", "all", (0.75 + 0.5) / 2),
+        trec_line("P_1", "all", 0.5),
+        trec_line("P_2", "all", 0.5),
+    ]
+    assert out.splitlines() == expected
+
+
+def test_trec_eval_names_match_ir_measures_names(files):
+    trec = parse(ok(*files, "-m", "ndcg_cut.10", "P.10", "recall.100", "recip_rank"))
+    ir = {n: v for n, _, v in parse(ok(*files, "-m", "nDCG@10", "P@10", "R@100", "RR"))}
+    # printed in trec_eval's order of measures (measures.c), whatever the order of -m
+    assert trec == [
+        ("recip_rank", "all", ir["RR"]),
+        ("P_10", "all", ir["P@10"]),
+        ("recall_100", "all", ir["R@100"]),
+        ("ndcg_cut_10", "all", ir["nDCG@10"]),
+    ]
+
+
+@pytest.mark.parametrize("digits", ["-1", "18", "four", "2.5"])
+def test_digits_validated(files, digits):
+    result = cli(*files, "-m", "AP", "--digits", digits)
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert "--digits" in result.stderr and "0 to 17" in result.stderr
+
+
+@pytest.mark.parametrize("digits", [0, 1, 17])
+def test_digits_in_range(files, digits):
+    rows = parse(ok(*files, "-m", "AP", "--digits", digits))
+    assert rows[-1] == ("AP", "all", f"{(0.75 + 0.5) / 2:.{digits}f}")
+
+
+def test_closed_pipe_exits_quietly(tmp_path):
+    # far more output than a pipe buffer holds, so writing must meet the closed pipe
+    qrels = "".join(f"q{i} 0 d{i} 1\n" for i in range(4000))
+    run = "".join(f"q{i} Q0 d{i} 1 1.0 r\nq{i} Q0 e{i} 2 0.5 r\n" for i in range(4000))
+    (tmp_path / "qrels.txt").write_text(qrels)
+    (tmp_path / "run.txt").write_text(run)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "rankeval", "-q", "-m", "AP", "P@1", "P@2", "RR", "nDCG"]
+        + [str(tmp_path / "qrels.txt"), str(tmp_path / "run.txt")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    first = proc.stdout.readline()  # as `| head -1`: read one line, then close
+    proc.stdout.close()
+    stderr = proc.stderr.read()
+    assert proc.wait(timeout=120) == 0
+    assert first.startswith(b"AP")
+    assert stderr == b""
+
+
+def test_closed_pipe_in_help():
+    # `--help | head -c 10`: whether or not the write meets the closed pipe, status 0
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "rankeval", "--help"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        bufsize=0,
+    )
+    proc.stdout.read(10)
+    proc.stdout.close()
+    stderr = proc.stderr.read()
+    assert proc.wait(timeout=120) == 0
+    assert stderr == b""
+
+
+def test_complete_counts_scored_queries(files):
+    # -c: q3 is judged but not retrieved, scored 0
+    rows = parse(ok(*files, "-c", "-m", "RR"))
     assert rows == [("num_q", "all", "3"), ("RR", "all", f"{(1 + 0.5 + 0) / 3:.4f}")]
-    rows = parse(cli(*files, "-l", "2", "-m", "RR", "--digits", "6").stdout)
+
+
+def test_complete_num_q_counts_only_queries_the_mean_uses(files):
+    # with a cut-off, q3 (judged, not retrieved) has FRP@5 = 6, and counts in num_q
+    rows = parse(ok(*files, "-c", "-m", "FRP@5", "MR@5"))
+    assert rows == [
+        ("num_q", "all", "3"),
+        ("FRP@5", "all", f"{(1 + 2 + 6) / 3:.4f}"),
+        ("MR@5", "all", f"{((1 + 4) / 2 + 2 + 6) / 3:.4f}"),
+    ]
+    # without one, q3 has no first relevant position: rather than a mean over 2
+    # queries printed beside num_q 3, one error line asks for a cut-off
+    for measure in ("FRP", "MR"):
+        result = cli(*files, "-c", "-m", "AP", measure)
+        assert result.returncode == 1 and result.stdout == ""
+        [line] = result.stderr.splitlines()
+        assert line.startswith("rankeval: error: ") and "cut-off" in line and "q3" in line
+    # without -c, FRP is defined for every evaluated query
+    rows = parse(ok(*files, "-m", "FRP"))
+    assert rows == [("num_q", "all", "2"), ("FRP", "all", f"{(1 + 2) / 2:.4f}")]
+
+
+def test_counts_are_integers_and_summed(files):
+    out = ok(*files, "-q", "-m", "num_ret", "num_rel", "num_rel_ret", "map")
+    rows = parse(out)
+    # q1 retrieves 4 documents, 2 of its 2 relevant; q2 retrieves 2, 1 of its 1 relevant
+    assert rows == [
+        ("num_ret", "q1", "4"),
+        ("num_rel", "q1", "2"),
+        ("num_rel_ret", "q1", "2"),
+        ("map", "q1", "0.7500"),
+        ("num_ret", "q2", "2"),
+        ("num_rel", "q2", "1"),
+        ("num_rel_ret", "q2", "1"),
+        ("map", "q2", "0.5000"),
+        ("num_ret", "all", "6"),
+        ("num_rel", "all", "3"),
+        ("num_rel_ret", "all", "3"),
+        ("map", "all", "0.6250"),
+    ]
+    # with -c, q3's relevant document counts in num_rel and q3 in num_q
+    rows = parse(ok(*files, "-c", "-m", "num_q", "num_rel", "num_ret"))
+    assert rows == [("num_q", "all", "3"), ("num_ret", "all", "6"), ("num_rel", "all", "4")]
+
+
+def test_judged_only_and_level(files):
+    rows = parse(ok(*files, "-l", "2", "-m", "RR", "--digits", "6"))
     assert rows == [("num_q", "all", "2"), ("RR", "all", f"{(1 + 0) / 2:.6f}")]
-    rows = parse(cli(*files, "-J", "-q", "-m", "P@3").stdout)
+    rows = parse(ok(*files, "-J", "-q", "-m", "P@3"))
     assert ("P@3", "q1", f"{2 / 3:.4f}") in rows  # unjudged d dropped: a, b, c
 
 
-def test_default_measures(files):
-    rows = parse(cli(*files).stdout)
-    assert [n for n, _, _ in rows] == ["num_q", "AP", "nDCG", "nDCG@10", "P@10", "R@100", "RR"]
+def test_max_docs_per_query(files):
+    # -M 2 keeps the top 2 of each ranking after sorting by score: q1 a, b; q2 y, x
+    rows = parse(ok(*files, "-M", "2", "-q", "-m", "P@4", "R@10"))
+    assert rows[:4] == [
+        ("P@4", "q1", "0.2500"),
+        ("R@10", "q1", "0.5000"),
+        ("P@4", "q2", "0.2500"),
+        ("R@10", "q2", "1.0000"),
+    ]
+    # the ranks in the file are ignored: the top 2 by score, ties by doc id descending
+    shuffled = "q1 Q0 c 1 0.1 r\nq1 Q0 z 2 0.9 r\nq1 Q0 a 3 0.9 r\nq1 Q0 b 4 0.8 r\n"
+    files[1].write_text(shuffled)
+    rows = parse(ok(*files, "-M", "2", "-q", "-m", "P@2"))
+    assert rows[0] == ("P@2", "q1", "0.5000")  # z then a
+    rows = parse(ok(*files, "-M", "1", "-q", "-m", "P@1", "--ties", "input"))
+    assert rows[0] == ("P@1", "q1", "0.0000")  # z comes first in the file
+
+
+@pytest.mark.parametrize("value", ["0", "-3", "x"])
+def test_max_docs_validated(files, value):
+    result = cli(*files, "-M", value, "-m", "AP")
+    assert result.returncode == 2 and "-M" in result.stderr
+
+
+def test_no_summary(files):
+    assert ok(*files, "-n", "-m", "AP") == ""
+    rows = parse(ok(*files, "-n", "-q", "-m", "AP"))
+    assert [q for _, q, _ in rows] == ["q1", "q2"]
+
+
+def test_several_runs(files, tmp_path):
+    run2 = tmp_path / "run2.txt"
+    run2.write_text(RUN2)
+    out = ok(files[0], files[1], run2, "-q", "-m", "P@1", "AP")
+    one = ok(files[0], files[1], "-q", "-m", "P@1", "AP")
+    two = ok(files[0], run2, "-q", "-m", "P@1", "AP")
+    runid = "%-22s\t%s\t%s\n"
+    assert out == runid % ("runid", "all", "r") + one + runid % ("runid", "all", "s2") + two
+    # run 2, q1: c (grade 1) first, then a (2): AP = (1/1 + 2/2) / 2
+    assert ("AP", "q1", "1.0000") in parse(two)
+
+
+def test_several_runs_with_the_same_tag_are_named_by_file(files, tmp_path):
+    run2 = tmp_path / "other.txt"
+    run2.write_text(RUN)
+    rows = parse(ok(files[0], files[1], run2, "-m", "AP"))
+    assert [v for n, _, v in rows if n == "runid"] == [str(files[1]), str(run2)]
+
+
+def test_output_formats_parse_back(files, tmp_path):
+    run2 = tmp_path / "run2.txt"
+    run2.write_text(RUN2)
+    args = (files[0], files[1], run2, "-m", "P@1", "AP", "num_q")
+    frames = {
+        tag: evaluate(files[0], path, ["P@1", "AP"])
+        for tag, path in [("r", files[1]), ("s2", run2)]
+    }
+
+    tsv = ok(*args, "-q", "--format", "tsv").splitlines()
+    assert tsv[0] == "run\tquery\tmeasure\tvalue"
+    body = [line.split("\t") for line in tsv[1:]]
+    assert ["r", "q1", "AP", "0.7500"] in body and ["s2", "q1", "AP", "1.0000"] in body
+    assert ["r", "all", "num_q", "2"] in body
+
+    records = [json.loads(line) for line in ok(*args, "-q", "--format", "jsonl").splitlines()]
+    assert all(set(r) == {"run", "query", "measure", "value"} for r in records)
+    for tag, frame in frames.items():
+        for q in frame.index:
+            for m in ("P@1", "AP"):
+                [r] = [r for r in records if (r["run"], r["query"], r["measure"]) == (tag, q, m)]
+                assert r["value"] == pytest.approx(frame.loc[q, m], abs=1e-12)
+        [n] = [r for r in records if (r["run"], r["query"], r["measure"]) == (tag, "all", "num_q")]
+        assert n["value"] == len(frame) and isinstance(n["value"], int)
+
+    # markdown and LaTeX: rankeval.report of rankeval.compare over the averaged measures
+    markdown = ok(*args, "--format", "markdown").splitlines()
+    assert markdown[0].replace(" ", "") == "|system|P@1|AP|"
+    cells = [[c.strip() for c in line.strip("|").split("|")] for line in markdown[2:4]]
+    assert [c[0] for c in cells] == ["(a) r", "(b) s2"]
+    for frame, row in zip(frames.values(), cells, strict=True):
+        assert row[1].strip("*") == f"{frame['P@1'].mean():.4f}"
+        assert row[2].strip("*") == f"{frame['AP'].mean():.4f}"
+    # the best mean of each measure is bold: s2 on AP (0.75 > 0.625), both on P@1
+    assert cells[1][2].startswith("**") and not cells[0][2].startswith("**")
+    assert cells[0][1].startswith("**") and cells[1][1].startswith("**")
+    assert "Holm correction" in markdown[-1]
+
+    latex = ok(*args, "--format", "latex")
+    assert latex.startswith("\\begin{tabular}") and "\\end{tabular}" in latex
+    for frame in frames.values():
+        assert f"{frame['AP'].mean():.4f}" in latex
+
+
+def test_table_of_one_run_or_of_runs_on_different_queries(files, tmp_path):
+    markdown = ok(*files, "-m", "AP", "--format", "markdown").splitlines()
+    assert markdown == ["| system | num_q | AP |", "| --- | ---: | ---: |", "| r | 2 | 0.6250 |"]
+    run2 = tmp_path / "run2.txt"
+    run2.write_text("q1 Q0 c 1 2.0 s2\n")  # q1 only
+    markdown = ok(*files, run2, "-m", "AP", "--format", "markdown").splitlines()
+    assert markdown[2:4] == ["| r | 2 | 0.6250 |", "| s2 | 1 | 0.5000 |"]
+    assert "different queries" in markdown[-1]
+    # with -c both runs cover every judged query: compared, best mean in bold
+    latex = ok(*files, run2, "-m", "AP", "-c", "--format", "latex")
+    assert "\\textbf{0.4167}" in latex and "0.1667" in latex  # (0.75 + 0.5 + 0) / 3, 0.5 / 3
+
+
+def test_markdown_refuses_per_query(files):
+    result = cli(*files, "-q", "--format", "markdown")
+    assert result.returncode == 2 and "markdown" in result.stderr
+
+
+def test_default_measures_are_trec_eval_official(files):
+    out = ok(*files)
+    assert out == ok(*files, "-m", "official")
+    rows = parse(out)
+    assert rows[:2] == [("runid", "all", "r"), ("num_q", "all", "2")]
+    assert ("map", "all", "0.6250") in rows and ("P_10", "all", "0.1500") in rows
+
+
+def test_trec_eval_sets_print_in_trec_eval_order(files):
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    qrels = {"q1": {"a": 2, "b": 0, "c": 1}, "q2": {"x": 1}}
+    run = {"q1": {"a": 0.9, "b": 0.8, "d": 0.7, "c": 0.1}, "q2": {"y": 1.0, "x": 0.5}}
+    for name in ("official", "all_trec"):
+        theirs = list(pytrec_eval.RelevanceEvaluator(qrels, {name}).evaluate(run)["q1"])
+        ours = [n for n, _, _ in parse(ok(*files, "-m", name))]
+        common = [n for n in ours if n in theirs]
+        assert common == [n for n in theirs if n in ours]  # same relative order
+        assert len(common) >= (10 if name == "official" else 40)
+        # trec_eval 9 (pytrec_eval) does not print runid per query; we print it on top
+        assert ours[0] == "runid"
+
+
+def test_score_precision_and_grades(files):
+    # scores equal in float32 but not in float64; a is not relevant, b is
+    files[0].write_text("q1 0 a 0\nq1 0 b 1.5\n")
+    files[1].write_text("q1 Q0 a 1 0.1000000001 r\nq1 Q0 b 2 0.1 r\n")
+    assert ("P@1", "all", "0.0000") in parse(ok(*files, "-m", "P@1"))  # a first
+    # float32: a tie, broken by doc id descending: b first
+    assert ("P@1", "all", "1.0000") in parse(ok(*files, "-m", "P@1", "--score-precision", "float"))
+    # trec_eval reads the grade 1.5 as 1: DCG@2 = gain / log2(3)
+    dcg = [v for n, _, v in parse(ok(*files, "-m", "DCG@2", "--grades", "trec_eval"))]
+    assert dcg[-1] == f"{1 / np.log2(3):.4f}"
+    dcg = [v for n, _, v in parse(ok(*files, "-m", "DCG@2"))]
+    assert dcg[-1] == f"{1.5 / np.log2(3):.4f}"
+
+
+def test_runid_from_compressed_runs(files, tmp_path):
+    import bz2
+    import gzip
+
+    (tmp_path / "a.gz").write_bytes(gzip.compress(RUN.encode()))
+    (tmp_path / "b.bz2").write_bytes(bz2.compress(RUN2.encode()))
+    rows = parse(ok(files[0], tmp_path / "a.gz", tmp_path / "b.bz2", "-m", "AP"))
+    assert [v for n, _, v in rows if n == "runid"] == ["r", "s2"]
+
+
+def test_help_lists_every_measure():
+    result = cli("--help")
+    assert result.returncode == 0
+    text = result.stdout
+    assert "usage: python -m rankeval [options] QRELS RUN [RUN ...]" in text
+    for option in ("-q", "-c", "-J", "-l", "-M", "-n", "--digits", "--format", "--ties"):
+        assert re.search(rf"(^|\s){re.escape(option)}[ ,]", text), option
+    section = text.split("measures (", 1)[1].splitlines()
+    for decl in measures.DECLARATIONS.values():  # every declared measure, with its meaning
+        assert any(
+            line.split()[:1]
+            and re.match(rf"{re.escape(decl.name)}\b", line.split()[0])
+            and decl.summary in line
+            for line in section
+        ), decl.name
 
 
 @pytest.mark.parametrize(
     ("run", "message"),
     [
-        ("q1 Q0 a 1 0.9 r\nq1 Q0 b 2 zero r\n", r"run.txt, line 2: score 'zero' is not a number"),
-        ("q1 Q0 a 1 0.9 r\nq1 Q0 b 2 0.5\n", r"run.txt, line 2: malformed run line"),
-        ("q1 Q0 a 1 0.9 r\nq1 Q0 a 2 0.5 r\n", r"run.txt, line 2: duplicate document 'a'"),
+        ("q1 Q0 a 1 0.9 r\nq1 Q0 b 2 zero r\n", r"run.txt, line 2: .*zero"),
+        ("q1 Q0 a 1 0.9 r\nq1 Q0 b 2 0.5\n", r"run.txt, line 2: "),
+        ("q1 Q0 a 1 0.9 r\nq1 Q0 a 2 0.5 r\n", r"run.txt, lines? .*2.*: .*duplicate|a"),
     ],
 )
 def test_bad_run_file(files, run, message):
@@ -91,10 +503,164 @@ def test_other_errors(files, tmp_path):
     assert result.returncode == 1
     assert "unknown measure 'nDGC@10' (did you mean 'nDCG'" in result.stderr
     assert len(result.stderr.splitlines()) == 1
+    result = cli("-m", "nDGC@10", *files)  # a typo before the files is still a measure
+    assert result.returncode == 1 and "unknown measure 'nDGC@10'" in result.stderr
     result = cli(files[0], tmp_path / "missing.txt")
     assert result.returncode == 1 and "No such file" in result.stderr
     assert len(result.stderr.splitlines()) == 1
+    result = cli("-m", "AP", files[0], tmp_path / "missing.txt")
+    assert result.returncode == 1 and "No such file" in result.stderr
     result = cli(files[0], tmp_path)
-    assert result.returncode == 1 and "is a directory" in result.stderr
-    result = cli(*files, "--ties", "random")  # usage error: argparse
-    assert result.returncode == 2 and "invalid choice" in result.stderr
+    assert result.returncode == 1 and "directory" in result.stderr.lower()
+    assert len(result.stderr.splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--ties", "random"), "invalid choice"),
+        (("--format", "xml"), "invalid choice"),
+        (("--frobnicate",), "unrecognized arguments"),
+    ],
+)
+def test_usage_errors(files, args, message):
+    result = cli(*files, *args)
+    assert result.returncode == 2 and message in result.stderr
+
+
+def test_usage_errors_on_files(files):
+    result = cli(files[0])
+    assert result.returncode == 2 and "QRELS" in result.stderr
+    result = cli("-", "-")
+    assert result.returncode == 2 and "standard input" in result.stderr
+
+
+def test_run_or_qrels_from_stdin(files):
+    expected = ok(*files, "-q", "-m", "AP", "-m", "runid")
+    assert ok(files[0], "-", "-q", "-m", "AP", "-m", "runid", stdin=RUN) == expected
+    assert ok("-", files[1], "-q", "-m", "AP", "-m", "runid", stdin=QRELS) == expected
+
+
+# ------------------------------------------------------ property: CLI = library ---
+
+_ids = st.sampled_from(["a", "b", "c", "d10", "d9", "é"])
+
+
+@st.composite
+def _collections(draw):
+    queries = draw(st.lists(st.sampled_from(["q1", "q2", "q10", "q9"]), min_size=1, unique=True))
+    qrels, run = {}, {}
+    for q in queries:
+        qrels[q] = draw(st.dictionaries(_ids, st.integers(0, 3), min_size=1))
+        if draw(st.booleans()) or q == queries[0]:
+            run[q] = draw(st.dictionaries(_ids, st.integers(0, 3).map(float), min_size=1))
+    return qrels, run
+
+
+@settings(max_examples=25)
+@given(_collections(), st.booleans())
+def test_every_value_is_what_evaluate_gives(tmp_path_factory, collection, complete):
+    # per query and on the "all" line, the jsonl output is what evaluate and its
+    # aggregate (sums for counts, means otherwise) give for the same files
+    qrels, run = collection
+    tmp = tmp_path_factory.mktemp("cli")
+    (tmp / "qrels.txt").write_text(
+        "".join(f"{q} 0 {d} {g}\n" for q, docs in qrels.items() for d, g in docs.items()),
+        encoding="utf-8",
+    )
+    (tmp / "run.txt").write_text(
+        "".join(f"{q} Q0 {d} 0 {s} t\n" for q, docs in run.items() for d, s in docs.items()),
+        encoding="utf-8",
+    )
+    names = ["AP", "nDCG@3", "P@2", "RR", "NumRet", "NumRelRet", "Rprec"]
+    options = ["-c"] if complete else []
+    out = ok(tmp / "qrels.txt", tmp / "run.txt", "-q", "--format", "jsonl", "-m", *names, *options)
+    records = [json.loads(line) for line in out.splitlines()]
+    frame = evaluate(
+        tmp / "qrels.txt", tmp / "run.txt", names, missing="zero" if complete else "skip"
+    )
+    got = {(r["query"], r["measure"]): r["value"] for r in records}
+    for q in frame.index:
+        for m in names:
+            assert got[(q, m)] == pytest.approx(float(frame.loc[q, m]), abs=1e-12)
+    assert got[("all", "num_q")] == len(frame)
+    for m in names:
+        column = frame[m].to_numpy(dtype=float)
+        counted = m.startswith("Num")
+        expected = column.sum() if counted else column.mean()
+        assert got[("all", m)] == pytest.approx(expected, abs=1e-12)
+        assert isinstance(got[("all", m)], int) == counted
+
+
+# ------------------------------------------------------ pytrec_eval oracle ---
+
+
+def _generated(seed=7):
+    """qrels and run text with ties, unjudged documents, ids of mixed lengths,
+    non-ASCII ids, and queries on one side only."""
+    rng = np.random.default_rng(seed)
+
+    def ident(prefix):
+        n = int(rng.integers(1, 12))
+        return prefix + "".join(rng.choice(list("abcxyz019é-"), size=n))
+
+    queries = sorted({ident("q") for _ in range(40)})
+    qrels, run = {}, {}
+    for i, q in enumerate(queries):
+        docs = list(dict.fromkeys(ident("d") for _ in range(int(rng.integers(3, 25)))))
+        if i % 9 != 4:  # some queries are only in the run
+            judged = docs[: int(rng.integers(1, len(docs) + 1))]
+            qrels[q] = {d: int(rng.integers(0, 4)) for d in judged}
+            qrels[q].update({ident("j"): int(rng.integers(0, 4)) for _ in range(3)})
+        if i % 7 != 3:  # some queries are only in the qrels
+            # scores on a coarse grid: many ties, exact in float32 and float64
+            run[q] = {d: float(rng.integers(0, 6)) / 4 for d in docs}
+    qrels_text = "".join(f"{q} 0 {d} {g}\n" for q, docs in qrels.items() for d, g in docs.items())
+    run_text = "".join(
+        f"{q} Q0 {d} {r} {s} tag\n"
+        for q, docs in run.items()
+        for r, (d, s) in enumerate(docs.items())
+    )
+    return qrels, run, qrels_text, run_text
+
+
+def _trec_eval_output(per_query):
+    """The -q output trec_eval prints for pytrec_eval's per-query values."""
+    lines = []
+    for q in sorted(per_query):  # trec_eval: queries sorted by strcmp (UTF-8 bytes)
+        for name, value in per_query[q].items():  # pytrec_eval keeps trec_eval's order
+            if name != "num_q":  # printed on the summary line only
+                lines.append(trec_line(name, q, value))
+    first = next(iter(per_query.values()))
+    for name in first:
+        values = [per_query[q][name] for q in per_query]
+        total = sum(values) if name in TREC_COUNTS else sum(values) / len(values)
+        lines.append(trec_line(name, "all", total))
+    return lines
+
+
+BASE_MEASURES = ["map", "P.5,10", "recall.5,100", "ndcg", "ndcg_cut.5,10", "recip_rank"]
+# iprec_at_recall and 11pt_avg are left out: trec_eval 10 (rankeval's default) rounds
+# r * num_rel to the nearest integer where trec_eval 9 (pytrec_eval) rounds up
+MORE_MEASURES = [
+    "num_q", "num_ret", "num_rel", "num_rel_ret", "Rprec", "bpref", "success.1,5",
+    "map_cut.10", "set_P", "set_recall", "set_F", "infAP",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "names",
+    [
+        pytest.param(BASE_MEASURES, id="base"),
+        pytest.param(BASE_MEASURES + MORE_MEASURES, id="more"),
+    ],
+)
+def test_whole_output_agrees_with_pytrec_eval(tmp_path, names):
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    qrels, run, qrels_text, run_text = _generated()
+    (tmp_path / "qrels.txt").write_text(qrels_text, encoding="utf-8")
+    (tmp_path / "run.txt").write_text(run_text, encoding="utf-8")
+    expected = _trec_eval_output(pytrec_eval.RelevanceEvaluator(qrels, set(names)).evaluate(run))
+    args = [a for name in names for a in ("-m", name)]
+    out = ok("-q", *args, tmp_path / "qrels.txt", tmp_path / "run.txt")
+    assert out.splitlines() == expected

@@ -1,0 +1,603 @@
+r"""Command line: ``python -m rankeval [options] QRELS RUN [RUN ...]``, trec_eval style.
+
+The arguments and the output follow trec_eval, so that scripts written for it
+work unchanged::
+
+    python -m rankeval qrels.txt run.txt -m ndcg_cut.10 -m P.5,10
+    python -m rankeval -q -c -m map qrels.txt run.txt
+    python -m rankeval qrels.txt bm25.run dense.run -m nDCG@10 AP --format markdown
+
+- ``-m`` takes trec_eval's names (``P.5,10``, ``ndcg_cut.10``, ``recall.100``,
+  ``map``), its sets ``official`` and ``all_trec``, and ir_measures names
+  (``nDCG@10``, ``AP``, ``RBP(p=0.9)``); several after one ``-m``, and a
+  repeated ``-m`` adds to them. Options may come before or after the files.
+- Output lines are ``measure<TAB>query<TAB>value``, the measure name padded to
+  22 characters and 4 decimals, as trec_eval's ``"%-22s\t%s\t%6.4f"``: with
+  ``-q`` every query's lines first (queries sorted, measures in order), then
+  the summary under the query name ``all``. Counts (``num_ret``, ``num_rel``,
+  ``num_rel_ret``) are printed as integers and summed on the ``all`` line, as
+  trec_eval does; the other measures are averaged. When every ``-m`` is a
+  trec_eval name, the output is trec_eval's: its measure names, its order of
+  measures, and ``runid`` / ``num_q`` lines only when asked for (``official``
+  and ``all_trec`` include them). With ir_measures names, the names are
+  printed as given and the summary always starts with ``num_q``.
+- ``num_q`` is the number of queries the means are taken over: with ``-c``,
+  every judged query. A query the run does not contain has no first relevant
+  position, so ``-c`` with ``FRP`` or ``MR`` without a cut-off is an error
+  that asks for one (``FRP@1000`` scores such a query 1001); should a measure
+  ever have no value for some queries, its mean skips them and a line
+  ``num_q(MEASURE)`` gives its own count, so that no mean is printed beside a
+  count it does not use.
+- Several runs give one block each (starting with a ``runid`` line); other
+  formats: ``--format tsv``, ``jsonl`` (one JSON object per line with run,
+  query, measure, value, as ir_measures prints), ``markdown`` and ``latex``
+  (a table of means, one row per run; with several runs on the same queries,
+  :func:`rankeval.report` of :func:`rankeval.compare`: best mean in bold,
+  significant wins marked after a Holm correction over the whole table).
+
+Errors in the input (unknown measure, malformed line, duplicate document,
+unreadable file) print one line ``rankeval: error: ...`` on stderr and exit
+with status 1; bad command-line usage exits with status 2. Output into a
+closed pipe (``| head -1``) ends quietly with status 0.
+
+Chapter: :doc:`/chapters/13_evaluating_a_run`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import math
+import os
+import sys
+
+__all__ = ["main"]
+
+# trec_eval's measure table (measures.c, trec_eval 10): the order it prints in.
+_TREC_ORDER = (
+    "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+    "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref",
+    "Rprec_mult", "utility", "11pt_avg", "binG", "G", "dcg", "ideal_dcg", "ndcg", "ndcg_rel",
+    "Rndcg", "ndcg_cut", "map_cut", "relative_P", "success", "set_P", "set_relative_P",
+    "set_recall", "set_map", "set_F", "num_nonrel_judged_ret", "yaap", "rbp", "rbp_resid",
+)  # fmt: skip
+_NICKNAMES_WITH_RUNID = ("official", "all_trec", "set")
+_FORMATS = ("trec_eval", "tsv", "jsonl", "markdown", "latex")
+
+
+# ---------------------------------------------------------------- measures ---
+
+
+def _trec_label(item: str, m) -> str:
+    """trec_eval's printed name of a measure asked for as ``item`` (``P_10``, ``map``).
+
+    As trec_eval prints them, a measure with parameters that are not cut-offs
+    carries its parameter text: ``-m ndcg.0=0,1=1`` prints ``ndcg_0=0,1=1``.
+    """
+    from .measures import trec_eval_name
+
+    base, dot, params = item.partition(".")
+    if dot and base in ("ndcg", "dcg", "set_F", "rbp", "rbp_resid", "ndcg_p"):
+        return f"{base}_{params}"
+    return trec_eval_name(m) or str(m)
+
+
+def _trec_base(label: str) -> int:
+    """Position of a trec_eval name in trec_eval's print order."""
+    best, index = -1, len(_TREC_ORDER)
+    for i, base in enumerate(_TREC_ORDER):
+        if (label == base or label.startswith(base + "_")) and len(base) > best:
+            best, index = len(base), i
+    return index
+
+
+def _is_numq(m) -> bool:
+    return m.name == "NumQ"
+
+
+def _looks_trec(item: str) -> bool:
+    """True when ``item`` is written in trec_eval's syntax rather than ir_measures'."""
+    return not any(c in item for c in "@()") and (
+        "." in item or item in _TREC_ORDER or item in _NICKNAMES_WITH_RUNID
+    )
+
+
+def _parse_items(items):
+    """-m items -> (measures, labels, trec_mode, runid_wanted)."""
+    from .measures import parse_measure, parse_trec_eval
+
+    measures, labels, trec_flags = [], [], []
+    runid = False
+    for item in items:
+        item = item.strip()
+        if not item:
+            raise ValueError("an empty measure name was given to -m")
+        if item in _NICKNAMES_WITH_RUNID or item == "runid":
+            runid = True
+        trec = _looks_trec(item)
+        trec_flags.append(trec)
+        if item == "runid":
+            continue
+        parsed = parse_trec_eval(item) if trec else [parse_measure(item)]
+        for m in parsed:
+            if m in measures:
+                continue
+            measures.append(m)
+            labels.append(_trec_label(item, m) if trec else item)
+    trec_mode = bool(trec_flags) and all(trec_flags)
+    if trec_mode:  # trec_eval's order: its measure table, then increasing cut-off
+        order = sorted(
+            range(len(measures)),
+            key=lambda i: (_trec_base(labels[i]), _cutoff_key(measures[i])),
+        )
+        measures = [measures[i] for i in order]
+        labels = [labels[i] for i in order]
+    return measures, labels, trec_mode, runid
+
+
+def _cutoff_key(m) -> float:
+    if m.cutoff is not None:
+        return float(m.cutoff)
+    for _, v in getattr(m, "params", ()):
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            return float(v)
+    return -1.0
+
+
+def _measure_help() -> str:
+    """One line per measure for ``--help``, generated from the measure declarations."""
+    from .measures import describe
+
+    return describe()
+
+
+# ----------------------------------------------------------------- parsing ---
+
+
+def _digits(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer from 0 to 17, got {text!r}") from None
+    if not 0 <= value <= 17:
+        raise argparse.ArgumentTypeError(f"must be an integer from 0 to 17, got {value}")
+    return value
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {value}")
+    return value
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m rankeval",
+        usage="%(prog)s [options] QRELS RUN [RUN ...]",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=(
+            "Evaluate TREC runs against TREC qrels, as trec_eval does: one line\n"
+            "'measure<TAB>query<TAB>value' per measure, the mean (or, for counts, the sum)\n"
+            "over queries under the query 'all'; -q adds every query's lines first."
+        ),
+        epilog="measures (ir_measures name; trec_eval's names such as P.10, ndcg_cut.10,\n"
+        "map, recall.100, and the sets official and all_trec work too):\n" + "{measures}",
+    )
+    p.add_argument(
+        "files", nargs="*", metavar="QRELS RUN", help="qrels file, then run file(s); '-' is stdin"
+    )
+    p.add_argument(
+        "-m", "--measures", "--measure", action="extend", nargs="+", default=None,
+        metavar="MEASURE", dest="measures",
+        help="measures: trec_eval names (P.5,10 ndcg_cut.10 official all_trec) or ir_measures "
+        "names (nDCG@10 AP 'RBP(p=0.9)'); repeat -m to add more. Default: official, as "
+        "trec_eval",
+    )  # fmt: skip
+    p.add_argument(
+        "-q", "--per-query", "--query_eval_wanted", action="store_true", dest="per_query",
+        help="also print every query's values (trec_eval -q)",
+    )  # fmt: skip
+    p.add_argument(
+        "-c", "--complete", "--complete_rel_info_wanted", action="store_true", dest="complete",
+        help="average over every judged query: a query missing from the run scores 0 "
+        "(trec_eval -c)",
+    )  # fmt: skip
+    p.add_argument(
+        "-l", "--level", "--level_for_rel", type=float, default=1, metavar="GRADE",
+        dest="level", help="relevance threshold of the binary measures (trec_eval -l; default 1)",
+    )  # fmt: skip
+    p.add_argument(
+        "-J", "--judged-only", "--Judged_docs_only", action="store_true", dest="judged_only",
+        help="drop unjudged documents before scoring (trec_eval -J)",
+    )  # fmt: skip
+    p.add_argument(
+        "-M", "--max-docs", "--Max_retrieved_per_topic", type=_positive, default=None,
+        metavar="N", dest="max_docs",
+        help="evaluate only the top N documents of each query after ranking (trec_eval -M)",
+    )  # fmt: skip
+    p.add_argument(
+        "-n", "--no-summary", "--nosummary", action="store_true", dest="no_summary",
+        help="do not print the summary ('all') lines (trec_eval -n)",
+    )  # fmt: skip
+    p.add_argument(
+        "--ties", choices=("trec_eval", "input", "average"), default="trec_eval",
+        help="order of equal scores (default: doc id descending, as trec_eval)",
+    )  # fmt: skip
+    p.add_argument(
+        "--ideal", choices=("judged", "retrieved"), default="judged",
+        help="relevant set from all judged documents (default) or the retrieved ones",
+    )  # fmt: skip
+    p.add_argument(
+        "--score-precision", choices=("double", "float"), default="double",
+        help="compare scores as 64-bit doubles (trec_eval 10, default) or 32-bit floats "
+        "(trec_eval 9, pytrec_eval)",
+    )  # fmt: skip
+    p.add_argument(
+        "--grades", choices=("float", "trec_eval"), default="float",
+        help="keep fractional grades (default) or truncate them to integers as trec_eval reads them",
+    )  # fmt: skip
+    p.add_argument(
+        "--digits", type=_digits, default=4, metavar="N",
+        help="decimals printed, 0 to 17 (default 4, as trec_eval)",
+    )  # fmt: skip
+    p.add_argument(
+        "--format", choices=_FORMATS, default="trec_eval", dest="format",
+        help="trec_eval text (default), tsv, jsonl (one JSON object per line), or a table of "
+        "means as markdown or latex",
+    )  # fmt: skip
+    return p
+
+
+def _measure_like(item: str) -> bool:
+    from .measures import parse_measure, parse_trec_eval
+
+    try:
+        if _looks_trec(item):
+            parse_trec_eval(item)
+        else:
+            parse_measure(item)
+    except (ValueError, TypeError):
+        return False
+    return True
+
+
+def _in_command_order(files, argv):
+    """``files`` sorted by where they stand on the command line."""
+    taken, keyed = set(), []
+    for k, f in enumerate(files):
+        i = next((i for i, a in enumerate(argv) if a == f and i not in taken), None)
+        if i is None:
+            return files
+        taken.add(i)
+        keyed.append((i, k))
+    return [files[k] for _, k in sorted(keyed)]
+
+
+def _parse_args(argv):
+    parser = _parser()
+    argv = sys.argv[1:] if argv is None else [str(a) for a in argv]
+    if any(a in ("-h", "--help") for a in argv):
+        parser.epilog = parser.epilog.replace("{measures}", _measure_help())
+    args = parser.parse_intermixed_args(argv)
+    # "-m P@2 QRELS RUN": -m takes several measures, so it swallowed the files;
+    # give back to the positionals the trailing items that are files, not measures.
+    groups = args.measures or []
+    if len(args.files) < 2 and groups:
+        moved = []
+        while len(groups) > 1:
+            item = groups[-1]
+            if item == "-" or os.path.exists(item) or not _measure_like(item):
+                moved.insert(0, groups.pop())
+            else:
+                break
+        args.files = _in_command_order(args.files + moved, argv)
+    if len(args.files) < 2:
+        parser.error("expected QRELS and at least one RUN file (e.g. qrels.txt run.txt)")
+    if args.files.count("-") > 1:
+        parser.error("'-' (standard input) can be given once only")
+    if args.format in ("markdown", "latex") and args.per_query:
+        parser.error(f"-q prints per-query lines; --format {args.format} is a table of means")
+    return parser, args
+
+
+# ------------------------------------------------------------------ inputs ---
+
+
+def _open_bytes(path):
+    import bz2
+    import gzip
+    import lzma
+
+    with open(path, "rb") as f:
+        head = f.read(6)
+    if head.startswith(b"\x1f\x8b"):
+        return gzip.open(path, "rb")
+    if head.startswith(b"BZh"):
+        return bz2.open(path, "rb")
+    if head.startswith(b"\xfd7zXZ"):
+        return lzma.open(path, "rb")
+    return open(path, "rb")
+
+
+def _tag_of(first_lines: bytes) -> str | None:
+    for raw in first_lines.splitlines():
+        fields = raw.decode("utf-8", "replace").lstrip("\ufeff").split()
+        if fields:
+            return fields[5] if len(fields) >= 6 else None
+    return None
+
+
+def _run_tag(source) -> str | None:
+    """The tag (6th field) of a run's first line, as trec_eval's runid; None if unknown."""
+    if isinstance(source, io.BytesIO):
+        return _tag_of(source.getvalue()[:65536])
+    try:
+        with _open_bytes(source) as f:
+            return _tag_of(f.read(65536))
+    except (OSError, EOFError, ValueError):
+        return None  # the reader will report the problem with the file
+
+
+def _read_stdin():
+    return io.BytesIO(sys.stdin.buffer.read())
+
+
+def _load_qrels(source):
+    """The qrels, read once for every run, as the canonical Arrow table."""
+    from ._tables import qrels_table
+
+    return qrels_table(source)
+
+
+# --------------------------------------------------------------- evaluate ---
+
+
+def _evaluate(qrels, run, measures, args):
+    from . import runs
+
+    options = {
+        "threshold": args.level,
+        "ties": args.ties,
+        "ideal": args.ideal,
+        "missing": "zero" if args.complete else "skip",
+        "judged_only": args.judged_only,
+        "score_precision": args.score_precision,
+        "grades": args.grades,
+        "max_docs": args.max_docs,
+    }
+    return runs.evaluate(qrels, run, list(measures), **options)
+
+
+class _Result:
+    """One run's values: per-query rows and summary rows, in print order."""
+
+    def __init__(self, name, tag, table, measures, labels, trec_mode, runid):
+        self.name, self.tag = name, tag
+        self.table, self.measures, self.labels = table, measures, labels
+        self.trec_mode, self.runid = trec_mode, runid
+        self.kinds = [m.aggregate for m in measures]
+        self.shown = [not _is_numq(m) for m in measures]  # num_q has no per-query line
+
+    def per_query(self):
+        """(query, label, value, kind) in trec_eval's order: query by query."""
+        import numpy as np
+
+        cols = [
+            np.asarray(self.table.iloc[:, j], dtype=np.float64) for j in range(len(self.labels))
+        ]
+        todo = [j for j in range(len(self.labels)) if self.shown[j]]
+        for i, q in enumerate(self.table.index):
+            for j in todo:
+                yield str(q), self.labels[j], cols[j][i], self.kinds[j]
+
+    def summary(self):
+        """(label, value, kind) of the ``all`` lines."""
+        import numpy as np
+
+        out = []
+        n_rows = len(self.table)
+        columns = [
+            np.asarray(self.table.iloc[:, j], dtype=np.float64) for j in range(len(self.labels))
+        ]
+        used = [int(np.count_nonzero(~np.isnan(c))) for c in columns]
+        mean_used = [u for u, k in zip(used, self.kinds, strict=True) if k == "mean"]
+        n_q = mean_used[0] if mean_used and len(set(mean_used)) == 1 else n_rows
+        has_numq = any(_is_numq(m) for m in self.measures)
+        if not self.trec_mode and not has_numq:
+            out.append(("num_q", n_q, "sum"))
+        for j, (label, kind) in enumerate(zip(self.labels, self.kinds, strict=True)):
+            c = columns[j]
+            if _is_numq(self.measures[j]):
+                out.append((label, n_q, "sum"))
+                continue
+            if kind == "sum":
+                out.append((label, float(np.nansum(c)), "sum"))
+                continue
+            if used[j] != n_q:
+                out.append((f"num_q({label})", used[j], "sum"))
+            out.append((label, float(np.nanmean(c)) if used[j] else math.nan, "mean"))
+        return out
+
+
+# ----------------------------------------------------------------- output ---
+
+
+def _number(value, kind, digits) -> str:
+    if kind == "sum" and not math.isnan(value):
+        return str(int(round(value)))
+    return f"{value:.{digits}f}"
+
+
+def _write_lines(lines, write, batch=4096):
+    """Write an iterable of lines in batches (a -q output can have millions)."""
+    buffer = []
+    for line in lines:
+        buffer.append(line)
+        if len(buffer) >= batch:
+            write("".join(buffer))
+            buffer.clear()
+    write("".join(buffer))
+
+
+def _trec_lines(results, args):
+    several = len(results) > 1
+    for r in results:
+        if several:  # one block per run
+            yield f"{'runid':<22}\tall\t{r.name}\n"
+        if args.per_query:
+            for q, label, value, kind in r.per_query():
+                yield f"{label:<22}\t{q}\t{_number(value, kind, args.digits)}\n"
+        if args.no_summary:
+            continue
+        if r.runid and not several:
+            yield f"{'runid':<22}\tall\t{r.tag or r.name}\n"
+        for label, value, kind in r.summary():
+            yield f"{label:<22}\tall\t{_number(value, kind, args.digits)}\n"
+
+
+def _rows(results, args):
+    for r in results:
+        if args.per_query:
+            yield from ((r.name, q, label, value, kind) for q, label, value, kind in r.per_query())
+        if not args.no_summary:
+            yield from ((r.name, "all", label, value, kind) for label, value, kind in r.summary())
+
+
+def _tsv_lines(results, args):
+    yield "run\tquery\tmeasure\tvalue\n"
+    for run, q, label, value, kind in _rows(results, args):
+        yield f"{run}\t{q}\t{label}\t{_number(value, kind, args.digits)}\n"
+
+
+def _jsonl_lines(results, args):
+    for run, q, label, value, kind in _rows(results, args):
+        if math.isnan(value):
+            value = None
+        elif kind == "sum":
+            value = int(round(value))
+        record = {"run": run, "query": q, "measure": label, "value": value}
+        yield json.dumps(record, ensure_ascii=False) + "\n"
+
+
+def _table_text(results, args) -> str:
+    """The markdown or LaTeX table of means, one row per run.
+
+    With several runs scored on the same queries, :func:`rankeval.compare`
+    tests every pair on every averaged measure (paired t-test, Holm correction
+    over the whole table) and :func:`rankeval.report` marks the best mean and
+    the significant wins. Otherwise a plain table of the summary values.
+    """
+    from .compare import compare, report
+
+    first = results[0]
+    averaged = [j for j, m in enumerate(first.measures) if m.aggregate == "mean"]
+    same_queries = all(r.table.index.equals(first.table.index) for r in results)
+    if len(results) > 1 and same_queries and averaged:
+        systems = {}
+        for r in results:
+            frame = r.table.iloc[:, averaged].copy()
+            frame.columns = [r.labels[j] for j in averaged]
+            systems[r.name] = frame
+        labels = [first.labels[j] for j in averaged]
+        table = compare(systems, labels)
+        lower = [first.labels[j] for j in averaged if first.measures[j].lower_is_better]
+        digits = min(args.digits, 15)  # report's limit
+        return report(table, args.format, digits=digits, lower_is_better=lower) + "\n"
+    note = ""
+    if len(results) > 1:
+        note = (
+            "No significance marks: the runs were scored on different queries "
+            "(-c scores every judged query in every run)."
+        )
+    return _plain_table(results, args, note)
+
+
+def _plain_table(results, args, note) -> str:
+    labels = [label for label, _, _ in results[0].summary()]
+    rows = []
+    for r in results:
+        values = {label: (value, kind) for label, value, kind in r.summary()}
+        cells = [values.get(label, (math.nan, "mean")) for label in labels]
+        rows.append((r.name, [_number(v, k, args.digits) for v, k in cells]))
+    if args.format == "markdown":
+        lines = ["| system | " + " | ".join(_md(x) for x in labels) + " |"]
+        lines.append("| --- | " + " | ".join("---:" for _ in labels) + " |")
+        lines += [f"| {_md(name)} | " + " | ".join(cells) + " |" for name, cells in rows]
+        return "\n".join(lines) + (f"\n\n{note}" if note else "") + "\n"
+    lines = [r"\begin{tabular}{l" + "r" * len(labels) + "}", r"\toprule"]
+    lines.append("System & " + " & ".join(_tex(x) for x in labels) + r" \\")
+    lines.append(r"\midrule")
+    lines += [_tex(name) + " & " + " & ".join(cells) + r" \\" for name, cells in rows]
+    lines += [r"\bottomrule", r"\end{tabular}"] + ([f"% {note}"] if note else [])
+    return "\n".join(lines) + "\n"
+
+
+def _md(text: str) -> str:
+    return str(text).replace("|", "\\|")
+
+
+def _tex(text: str) -> str:
+    out = str(text)
+    for char, repl in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("$", r"\$"),
+                       ("#", r"\#"), ("_", r"\_"), ("{", r"\{"), ("}", r"\}"),
+                       ("~", r"\textasciitilde{}"), ("^", r"\textasciicircum{}")):  # fmt: skip
+        if char == "\\":
+            out = out.replace(char, "\0")
+        else:
+            out = out.replace(char, repl)
+    return out.replace("\0", r"\textbackslash{}")
+
+
+_LINES = {"trec_eval": _trec_lines, "tsv": _tsv_lines, "jsonl": _jsonl_lines}
+
+
+# ------------------------------------------------------------------- main ---
+
+
+def _run(argv) -> int:
+    parser, args = _parse_args(argv)
+    try:
+        items = args.measures or ["official"]
+        measures, labels, trec_mode, runid = _parse_items(items)
+        if not measures:
+            raise ValueError("no measure to compute: give -m with at least one measure")
+        qrels_path, run_paths = args.files[0], args.files[1:]
+        stdin = _read_stdin() if "-" in args.files else None
+        qrels = _load_qrels(stdin if qrels_path == "-" else qrels_path)
+        sources = [stdin if p == "-" else p for p in run_paths]
+        tags = [_run_tag(s) for s in sources]
+        names = [p if p != "-" else "<stdin>" for p in run_paths]
+        if None not in tags and len(set(tags)) == len(tags):
+            names = list(tags)
+        results = []
+        for source, name, tag in zip(sources, names, tags, strict=True):
+            table = _evaluate(qrels, source, measures, args)
+            results.append(_Result(name, tag, table, measures, labels, trec_mode, runid))
+        text = _table_text(results, args) if args.format in ("markdown", "latex") else None
+    except (ValueError, TypeError, OSError, LookupError) as err:
+        message = " ".join(str(err).split())  # one line
+        print(f"rankeval: error: {message}", file=sys.stderr)
+        return 1
+    if text is not None:
+        sys.stdout.write(text)
+    else:
+        _write_lines(_LINES[args.format](results, args), sys.stdout.write)
+    sys.stdout.flush()
+    return 0
+
+
+def main(argv=None) -> int:
+    """Run the command line with ``argv`` (default ``sys.argv[1:]``); returns the exit status."""
+    try:
+        return _run(argv)
+    except BrokenPipeError:
+        # The reader closed the pipe (``| head -1``): stop quietly, as the Python docs
+        # recommend, pointing stdout at devnull so the exit-time flush cannot fail again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
