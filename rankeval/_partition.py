@@ -1,0 +1,153 @@
+"""The unit of distributed evaluation: whole queries in, per-query values out.
+
+Every measure of :func:`rankeval.evaluate` is a function of one query's judgments and
+ranking, so a run can be split by query id and each part scored on its own. The
+distributed adapters (:mod:`rankeval.dask`, :mod:`rankeval.spark`) send every row of
+a query, from the qrels and from the run, to the same partition and call
+:func:`evaluate_partition` there: no formula is implemented twice.
+
+A partition is one table with the columns ``query_id``, ``doc_id``, ``relevance``
+and ``score``: qrels rows carry a grade and a null score, run rows a score and a null
+grade (the union of the two inputs, see :func:`union`). With ``ties="input"`` the
+order of the run's rows decides ties, and a shuffle does not keep that order: the
+adapters then add a column ``order`` (the row's position in the input run), by which
+the partition function puts the run rows back in input order.
+
+Chapter: :doc:`/chapters/17_evaluating_at_scale`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["evaluate_partition", "union", "result_columns"]
+
+COLUMNS = ("query_id", "doc_id", "relevance", "score")
+
+
+def result_columns(measures) -> list[str]:
+    """Column labels of the per-query result, as :func:`rankeval.evaluate` names them."""
+    from .measures import parse_measures
+    from .runs import _labels
+
+    items = [measures] if isinstance(measures, str) else list(measures)
+    return _labels(items, parse_measures(items))
+
+
+def union(qrels, run):
+    """One pandas frame of qrels rows (score NaN) and run rows (relevance NaN)."""
+    import pandas as pd
+
+    q = qrels[["query_id", "doc_id", "relevance"]].assign(score=np.nan)
+    r = run[["query_id", "doc_id", "score"]].assign(relevance=np.nan)
+    r = r[list(COLUMNS)].assign(order=np.arange(len(r), dtype=np.int64))
+    return pd.concat([q.assign(order=-1), r], ignore_index=True)
+
+
+def _as_pandas(batch):
+    if hasattr(batch, "to_pandas") and not hasattr(batch, "iloc"):
+        batch = batch.to_pandas()
+    missing = [c for c in COLUMNS if c not in batch.columns]
+    if missing:
+        raise ValueError(
+            f"a partition needs the columns {', '.join(COLUMNS)}; missing {', '.join(missing)}"
+        )
+    return batch
+
+
+def evaluate_partition(batch, measures, **conventions):
+    """Per-query values of the queries held whole in one partition.
+
+    Parameters
+    ----------
+    batch : pandas.DataFrame or pyarrow.Table or pyarrow.RecordBatch
+        Rows of whole queries with the columns ``query_id``, ``doc_id``,
+        ``relevance`` (the grade; null on run rows) and ``score`` (null on qrels
+        rows). Every row of a query must be in this batch: the adapters ensure it
+        by partitioning on ``query_id``.
+    measures : str or list of str
+        Measure names, as for :func:`rankeval.evaluate`.
+    **conventions
+        Keyword arguments of :func:`rankeval.evaluate` (``threshold``, ``ties``,
+        ``missing``, ``judged_only``, ...).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Column ``query_id`` then one float column per measure, one row per query
+        that :func:`rankeval.evaluate` scores; empty (with those columns) when the
+        batch holds no such query.
+
+    Notes
+    -----
+    This is :func:`rankeval.evaluate` on the batch's two halves; a batch whose
+    queries are all on one side (only judgments, or only a run) is scored the way
+    ``evaluate`` scores such queries inside a larger input: run-only queries are
+    ignored, and judged queries without a run are skipped or, with
+    ``missing="zero"``, scored as empty rankings.
+
+    Chapter: :doc:`/chapters/17_evaluating_at_scale`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from rankeval._partition import evaluate_partition
+    >>> batch = pd.DataFrame({
+    ...     "query_id": ["q1", "q1", "q1", "q1"],
+    ...     "doc_id": ["a", "b", "a", "b"],
+    ...     "relevance": [1.0, 0.0, None, None],
+    ...     "score": [None, None, 0.2, 0.9],
+    ... })
+    >>> evaluate_partition(batch, ["P@1", "RR"])
+      query_id  P@1   RR
+    0       q1  0.0  0.5
+    """
+    import pandas as pd
+
+    from .runs import evaluate
+
+    labels = result_columns(measures)
+    frame = _as_pandas(batch)
+    is_qrels = frame["score"].isna().to_numpy()
+    qrels = frame.loc[is_qrels, ["query_id", "doc_id", "relevance"]]
+    if "order" in frame.columns:  # back to the input order (decides ties="input")
+        run = frame.loc[~is_qrels, ["query_id", "doc_id", "score", "order"]]
+        run = run.sort_values("order", kind="stable").drop(columns="order")
+    else:
+        run = frame.loc[~is_qrels, ["query_id", "doc_id", "score"]]
+    empty = pd.DataFrame({"query_id": pd.Series([], dtype=frame["query_id"].dtype)})
+    for label in labels:
+        empty[label] = pd.Series([], dtype=np.float64)
+    judged = pd.unique(qrels["query_id"])
+    shared = np.isin(judged, pd.unique(run["query_id"]))
+    if not len(judged):
+        return empty
+    if not shared.any():
+        if conventions.get("missing", "skip") != "zero":
+            return empty
+        # Only judged queries without rankings: score them exactly as evaluate scores
+        # such queries, by giving it one extra query that is on both sides.
+        probe = _probe_id(judged)
+        qrels = pd.concat(
+            [qrels, pd.DataFrame({"query_id": [probe], "doc_id": ["d"], "relevance": [1.0]})],
+            ignore_index=True,
+        )
+        run = pd.DataFrame({"query_id": [probe], "doc_id": ["d"], "score": [0.0]})
+        values = evaluate(qrels, run, measures, **conventions).drop(index=probe)
+    else:
+        values = evaluate(qrels, run, measures, **conventions)
+    values.columns = labels
+    out = values.reset_index()
+    out["query_id"] = out["query_id"].astype(frame["query_id"].dtype)
+    return out
+
+
+def _probe_id(judged):
+    """A query id of the partition's id type that no judged query uses."""
+    if np.issubdtype(np.asarray(judged).dtype, np.integer):
+        return int(np.max(judged)) + 1
+    taken = set(map(str, judged))
+    probe = "\x00rankeval-probe"
+    while probe in taken:
+        probe += "\x00"
+    return probe
