@@ -2,18 +2,27 @@
 """The book's two commands. Needs only Python 3.11+; everything else it installs.
 
     python3 tasks.py build   # set up, then execute every chapter and build _build/html
-    python3 tasks.py check   # set up, then lint, unit tests + doctests, nbval, strict build,
-                             # and the built website's tests (files and a headless browser)
+    python3 tasks.py check   # set up, then lint, unit tests + doctests and nbval (side by
+                             # side), the PDF edition (when TeX is installed), the strict
+                             # build, and the built website's tests (files and a browser)
 
 Set-up is the same for both: a virtual environment in `.venv` with the pinned
 requirements and `rankeval` installed in editable mode. It is redone only when
 a requirements file or pyproject.toml changes (a stamp file records their hash).
+
+`check` executes every chapter once: nbval executes it and proves that every stored
+output equals the fresh one, so the builds that follow render the stored outputs
+(a generated copy of _config.yml with `execute_notebooks: off`) instead of executing
+each chapter again; the execution page shows nbval's run times. `build` executes
+every chapter itself. With BOOK_REPOSITORY=owner/name (the Pages workflow sets it) both
+add the repository link and the Binder and Colab launch buttons.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -29,6 +38,17 @@ STAMP = VENV / ".setup-stamp"
 SETUP_FILES = ["requirements.txt", "requirements-test.txt", "pyproject.toml"]
 
 BOOK_BUILD = ["build", ".", "--all", "-W", "-n", "--keep-going"]
+BUILD = ROOT / "_build"
+NBVAL_REPORT = "_build/nbval.xml"  # relative to ROOT: the JUnit report of the nbval run
+# The PDF edition: jupyter-book's LaTeX builder with XeLaTeX (Unicode text and Greek).
+TEX_TOOLS = ["latexmk", "xelatex"]
+TEX_PACKAGES = (
+    "texlive-latex-recommended texlive-latex-extra texlive-fonts-recommended tex-gyre "
+    "latexmk texlive-xetex fonts-freefont-otf texlive-lang-greek cm-super"
+)
+# `check` builds the PDF beside the unit tests, in its own output folder (its own doctrees)
+PDF_OUTPUT = "_build/pdf"
+PDF = ROOT / PDF_OUTPUT / "_build" / "latex" / "ranking-evaluation.pdf"
 # Tests of the built website (_build/html): never collected by the plain unit-test run.
 SITE_TESTS = "tests/site"
 
@@ -43,6 +63,91 @@ def run(step: str, *args: str | os.PathLike) -> None:
         print(f"=== {step}: FAILED (exit {result.returncode}) after {seconds:.0f} s", flush=True)
         sys.exit(result.returncode)
     print(f"=== {step}: ok in {seconds:.0f} s", flush=True)
+
+
+def run_side_by_side(steps: dict[str, list]) -> None:
+    """Run independent steps at the same time (CI has 2 cores); report each one in full."""
+    print(f"\n=== {' | '.join(steps)}: side by side", flush=True)
+    BUILD.mkdir(exist_ok=True)
+    started = {}
+    for step, args in steps.items():
+        log = open(BUILD / f"step-{len(started)}.log", "w+", encoding="utf-8")
+        process = subprocess.Popen([str(a) for a in args], cwd=ROOT, stdout=log,
+                                   stderr=subprocess.STDOUT)
+        started[step] = (process, log, time.perf_counter())
+    finished: dict[str, float] = {}
+    while len(finished) < len(started):  # note when each one ends, for its timing line
+        for step, (process, _, start) in started.items():
+            if step not in finished and process.poll() is not None:
+                finished[step] = time.perf_counter() - start
+        time.sleep(0.2)
+    failed = []
+    for step, (process, log, _) in started.items():
+        code = process.returncode
+        seconds = finished[step]
+        log.seek(0)
+        print(f"\n=== {step}", flush=True)
+        print(log.read(), end="", flush=True)
+        log.close()
+        verdict = "ok" if code == 0 else f"FAILED (exit {code})"
+        print(f"=== {step}: {verdict} in {seconds:.0f} s", flush=True)
+        if code != 0:
+            failed.append(code)
+    if failed:
+        sys.exit(failed[0])
+
+
+def book_config(*, execute: bool) -> list[str]:
+    """jupyter-book's --config arguments: none, or a generated copy of _config.yml.
+
+    The copy (in _build/) switches notebook execution off when nbval has just executed
+    and checked every chapter, and adds the repository link and launch buttons when
+    BOOK_REPOSITORY=owner/name is set. Without either, the plain _config.yml is used.
+    """
+    repository = os.environ.get("BOOK_REPOSITORY", "").strip()
+    if execute and not repository:
+        return []
+    if repository and not re.fullmatch(r"[\w.-]+/[\w.-]+", repository):
+        sys.exit(f"BOOK_REPOSITORY must be owner/name, got {repository!r}")
+    target = BUILD / "_config.generated.yml"
+    BUILD.mkdir(exist_ok=True)
+    subprocess.run(
+        [PY, "-c", GENERATE_CONFIG, ROOT / "_config.yml", target,
+         "force" if execute else "off", repository,
+         os.environ.get("BOOK_BRANCH", "main"), NBVAL_REPORT, PDF.relative_to(ROOT)],
+        check=True, cwd=ROOT,
+    )  # fmt: skip
+    return ["--config", str(target)]
+
+
+# Run by the venv's Python (it has PyYAML): _config.yml -> the generated copy.
+GENERATE_CONFIG = """
+import sys, yaml
+from pathlib import Path
+source, target, execute, repository, branch, report, pdf = sys.argv[1:8]
+config = yaml.safe_load(open(source, encoding="utf-8"))
+# jupyter-book finds local extensions relative to the config file: make them absolute
+extensions = config["sphinx"]["local_extensions"]
+for name, folder in extensions.items():
+    extensions[name] = str((Path(source).parent / folder).resolve())
+if execute == "off":
+    config["execute"]["execute_notebooks"] = "off"
+    config["sphinx"]["config"]["nbval_report"] = report
+    config["sphinx"]["config"]["book_pdf"] = pdf
+if repository:
+    config["repository"] = {"url": "https://github.com/" + repository,
+                            "branch": branch, "path_to_book": ""}
+    config["html"].update(use_repository_button=True, use_issues_button=True)
+    config["launch_buttons"].update(binderhub_url="https://mybinder.org",
+                                    colab_url="https://colab.research.google.com")
+header = "# GENERATED by tasks.py from _config.yml for one build; edit _config.yml.\\n"
+with open(target, "w", encoding="utf-8") as out:
+    out.write(header + yaml.safe_dump(config, allow_unicode=True, sort_keys=False))
+"""
+
+
+def have_tex() -> bool:
+    return all(shutil.which(tool) for tool in TEX_TOOLS)
 
 
 def setup() -> None:
@@ -65,23 +170,45 @@ def setup() -> None:
 
 def build() -> None:
     setup()
-    shutil.rmtree(ROOT / "_build", ignore_errors=True)
-    run("book: execute every chapter and build the website", BIN / "jupyter-book", *BOOK_BUILD)
+    shutil.rmtree(BUILD, ignore_errors=True)
+    run("book: execute every chapter and build the website", BIN / "jupyter-book", *BOOK_BUILD,
+        *book_config(execute=True))
     index = ROOT / "_build" / "html" / "index.html"
     print(f"\nThe book is built. Open it in a browser:\n    {index.as_uri()}")
 
 
 def check() -> None:
     setup()
+    shutil.rmtree(BUILD, ignore_errors=True)
     run("lint: ruff", PY, "-m", "ruff", "check", ".")
-    run("tests: rankeval unit tests and doctests", PY, "-m", "pytest", "-q")
-    run(
-        "nbval: every stored output equals a fresh execution",
-        PY, "-m", "pytest", "-q", "--nbval", "chapters",
-        "--nbval-sanitize-with", "tests/nbval_sanitize.cfg",
-    )
-    shutil.rmtree(ROOT / "_build", ignore_errors=True)
-    run("book: strict build (warnings are errors)", BIN / "jupyter-book", *BOOK_BUILD)
+    # nbval executes every chapter and proves each stored output equals the fresh one, so
+    # every build below renders the stored outputs instead of executing them again.
+    config = book_config(execute=False)
+    steps = {
+        "tests: rankeval unit tests and doctests": [PY, "-m", "pytest", "-q"],
+        "nbval: every stored output equals a fresh execution": [
+            PY, "-m", "pytest", "-q", "--nbval", "chapters",
+            "--nbval-sanitize-with", "tests/nbval_sanitize.cfg",
+            f"--junitxml={NBVAL_REPORT}",
+        ],
+    }  # fmt: skip
+    if have_tex():
+        steps["pdf: the PDF edition (LaTeX builder, XeLaTeX)"] = [
+            BIN / "jupyter-book", "build", ".", "--all", "--builder", "pdflatex",
+            "--path-output", PDF_OUTPUT, *config,
+        ]  # fmt: skip
+    else:
+        message = ("no TeX (latexmk, xelatex), so no PDF edition; to build it, install "
+                   f"the Debian packages {TEX_PACKAGES}")
+        if os.environ.get("CI", "").strip().lower() in {"1", "true", "yes"}:
+            sys.exit(f"=== pdf: FAILED: {message} (.ci/run installs them)")
+        print(f"\n=== pdf: skipped: {message}", flush=True)
+    # Independent steps, each mostly on one core: side by side.
+    run_side_by_side(steps)
+    if have_tex() and not PDF.is_file():
+        sys.exit(f"=== pdf: FAILED: the LaTeX build made no {PDF}")
+    run("book: strict build (warnings are errors; the outputs nbval checked)",
+        BIN / "jupyter-book", *BOOK_BUILD, *config)
     # On that build (not a second one): offline, complete, and working in Chromium.
     # Without Chromium these tests skip, saying why; with CI=true they fail instead.
     run("site: the built website, as files and in headless Chromium", PY, "-m", "pytest",

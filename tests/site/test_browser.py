@@ -1,10 +1,13 @@
 """The website in a real browser: every page of _build/html, opened in headless Chromium.
 
 A local HTTP server (a thread of this process) serves the build on 127.0.0.1; Chromium,
-driven by Selenium through Debian's ChromeDriver, opens each page once and records what
-a reader would meet. The tests below then check, for every page: no JavaScript error in
-the console, every formula typeset by MathJax, every image loaded, every same-site link
-answered, and no request to any other host. The search page must find the nDCG chapter.
+driven by Selenium through Debian's ChromeDriver, opens each page once, 1300 px wide,
+opens every dropdown (exercise solutions, hidden code cells: every <details>) and records
+what a reader would meet. The tests below then check, for every page: no JavaScript error
+in the console, every formula typeset by MathJax (folded-out solutions included), every
+image loaded, every same-site link answered, no request to any other host, no output or
+code block wider than the content column at 1300 px, and no sideways scrolling of the
+page on a 400 px phone screen. The search page must find the nDCG chapter.
 Three screenshots go to _build/screenshots/; with UPDATE_SCREENSHOTS=1 they are also copied
 to screenshots/, the committed ones the README shows (so a plain check leaves git clean).
 
@@ -35,17 +38,32 @@ SCREENSHOTS = {
     "chapters/07_ndcg.html": ("chapter_ndcg.png", "section section h2"),
     "reference/api.html": ("api.png", "dt[id='rankeval.precision_at_k']"),
 }
-WINDOW = (1400, 1000)
+WINDOW = (1300, 1000)
+# The phone: a 400 px wide viewport (CSS pixels), as a phone's browser lays the page out.
+PHONE = {"width": 400, "height": 800, "deviceScaleFactor": 1, "mobile": True}
+# Blocks that must fit the content column at 1300 px: outputs (text and HTML tables),
+# code, and every table. "Fit" means: not wider than the column, and not scrolling inside.
+WIDE_BLOCKS = ", ".join([
+    "div.cell_output pre", "div.cell_output .output.text_html", "div.highlight pre",
+    "article.bd-article table",
+])
 
 # TeX that must not survive typesetting, searched in the page text outside code.
 RAW_TEX = re.compile(r"\$\$|\\frac|\\sum|\\begin\{|\\\(|\\\[|\\mathrm|\\text\{")
 
 PAGE_STATE_JS = """
 const done = arguments[arguments.length - 1];
+const wideSelector = arguments[0];
 const settle = async () => {
   if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
     try { await MathJax.startup.promise; } catch (e) { return 'MathJax failed: ' + e; }
   }
+  // Fold out every dropdown (solutions, hidden inputs), then let MathJax finish on them.
+  document.querySelectorAll('details').forEach(d => { d.open = true; });
+  if (window.MathJax && MathJax.typesetPromise) {
+    try { await MathJax.typesetPromise(); } catch (e) { return 'MathJax failed: ' + e; }
+  }
+  await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
   for (const img of document.images) { img.loading = 'eager'; }
   const t0 = Date.now();
   while ([...document.images].some(i => !i.complete) && Date.now() - t0 < 15000) {
@@ -72,8 +90,54 @@ settle().then(status => {
     images: [...document.images].map(i => ({src: i.currentSrc || i.src,
                                             ok: i.complete && i.naturalWidth > 0})),
     links: [...document.querySelectorAll('a[href]')].map(a => a.href),
+    dropdowns: document.querySelectorAll('details').length,
+    closedDropdowns: document.querySelectorAll('details:not([open])').length,
+    tooWide: tooWide(),
   });
 });
+// Output, code and table blocks that stick out of the content column or scroll inside it.
+function tooWide() {
+  const column = document.querySelector('article.bd-article');
+  if (!column) { return []; }
+  const right = column.getBoundingClientRect().right;
+  const found = [];
+  for (const el of document.querySelectorAll(wideSelector)) {
+    const box = el.getBoundingClientRect();
+    if (box.width === 0) { continue; }
+    const sticksOut = box.right > right + 1;
+    const scrolls = el.scrollWidth > el.clientWidth + 1;
+    if (sticksOut || scrolls) {
+      const cell = el.closest('.cell');
+      const where = cell ? [...document.querySelectorAll('.cell')].indexOf(cell) : -1;
+      found.push({what: el.tagName.toLowerCase() + '.' + (el.className || '').split(' ')[0],
+                  cell: where, width: Math.round(Math.max(box.width, el.scrollWidth)),
+                  column: Math.round(column.clientWidth),
+                  text: (el.textContent || '').trim().slice(0, 60)});
+    }
+  }
+  return found;
+}
+"""
+
+PHONE_JS = """
+const done = arguments[arguments.length - 1];
+requestAnimationFrame(() => requestAnimationFrame(() => {
+  const width = window.innerWidth;
+  const page = document.documentElement.scrollWidth;
+  const culprits = [];
+  if (page > width) {
+    for (const el of document.body.querySelectorAll('*')) {
+      const box = el.getBoundingClientRect();
+      if (box.right > width + 1 && box.width > 0 && getComputedStyle(el).position !== 'fixed'
+          && ![...el.children].some(c => c.getBoundingClientRect().right > width + 1)) {
+        culprits.push(el.tagName.toLowerCase() + '.' + (el.className || '').toString()
+                      .split(' ')[0] + ': ' + (el.textContent || '').trim().slice(0, 50));
+        if (culprits.length >= 5) { break; }
+      }
+    }
+  }
+  done({width: width, page: page, culprits: culprits});
+}));
 """
 
 
@@ -83,6 +147,7 @@ class Visit:
     console: list[dict] = field(default_factory=list)
     requests: list[str] = field(default_factory=list)
     state: dict = field(default_factory=dict)
+    phone: dict = field(default_factory=dict)
 
 
 class Handler(http.server.SimpleHTTPRequestHandler):
@@ -181,7 +246,11 @@ def visits(server, driver, pages) -> dict[str, Visit]:
         driver.get_log("browser"), requested_urls(driver)  # drop what came before
         driver.get(base + page)
         visit = Visit(page)
-        visit.state = driver.execute_async_script(PAGE_STATE_JS)
+        visit.state = driver.execute_async_script(PAGE_STATE_JS, WIDE_BLOCKS)
+        # the same page on a phone: the viewport narrows, the page is laid out again
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", PHONE)
+        visit.phone = driver.execute_async_script(PHONE_JS)
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
         visit.console = driver.get_log("browser")
         visit.requests = requested_urls(driver)
         result[page] = visit
@@ -232,6 +301,35 @@ def test_every_formula_is_typeset(visits):
             problems.append(f"{v.page}: raw TeX in the text: {snippet!r}")
             break
     assert not problems, "\n".join(problems)
+
+
+def test_every_dropdown_was_opened(visits):
+    """The math check above saw folded-out solutions too: every <details> was open."""
+    closed = {v.page: v.state["closedDropdowns"] for v in visits.values()
+              if v.state["closedDropdowns"]}
+    assert not closed, f"dropdowns left closed: {closed}"
+    assert sum(v.state["dropdowns"] for v in visits.values()) > 0, "no dropdown on any page"
+
+
+def test_outputs_and_code_fit_the_content_column(visits):
+    """At 1300 px no output, code block or table is wider than the content column."""
+    problems = [
+        f"{v.page}: cell {b['cell']}, {b['what']} is {b['width']} px in a "
+        f"{b['column']} px column: {b['text']!r}"
+        for v in visits.values() for b in v.state["tooWide"]
+    ]
+    assert not problems, (f"{len(problems)} blocks wider than the content column at "
+                          f"{WINDOW[0]} px:\n" + "\n".join(problems))
+
+
+def test_no_page_scrolls_sideways_on_a_phone(visits):
+    """At 400 px the page itself never overflows (a block may scroll inside its own box)."""
+    problems = [
+        f"{v.page}: {v.phone['page']} px wide at {v.phone['width']} px; "
+        f"sticking out: {v.phone['culprits']}"
+        for v in visits.values() if v.phone["page"] > v.phone["width"]
+    ]
+    assert not problems, "pages wider than a phone screen:\n" + "\n".join(problems)
 
 
 def test_math_pages_use_mathjax_3(visits):

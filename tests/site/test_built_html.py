@@ -186,3 +186,54 @@ def test_landing_page_says_what_the_book_is_and_where_to_start(site):
     assert "Ranking Evaluation, executable" in text
     assert 'href="chapters/01_why_ranking.html"' in text
     assert 'href="reference/api.html"' in text
+
+
+# --- a book you can run: the wheel, the notebooks, the PDF ---------------------------------
+
+DOWNLOADS = "_downloads"
+
+
+def landing_page(site) -> str:
+    html = (site / "index.html").read_text(encoding="utf-8")
+    target = re.search(r'url=([^"]+)"', html)
+    return target.group(1) if target else "index.html"
+
+
+def test_the_site_serves_the_wheel_and_the_notebooks(site):
+    import zipfile
+
+    folder = site / DOWNLOADS
+    wheels = sorted(folder.glob("rankeval_book-*-py3-none-any.whl"))
+    assert len(wheels) == 1, f"expected one rankeval-book wheel in {folder}: {wheels}"
+    with zipfile.ZipFile(wheels[0]) as wheel:
+        names = wheel.namelist()
+        assert "rankeval/__init__.py" in names
+        metadata = wheel.read(next(n for n in names if n.endswith(".dist-info/METADATA")))
+    assert re.search(rb"^Name: rankeval-book$", metadata, re.MULTILINE), metadata[:300]
+    with zipfile.ZipFile(folder / "ranking-evaluation-notebooks.zip") as bundle:
+        inside = {name.split("/", 1)[1] for name in bundle.namelist()}
+        notebook = json.loads(bundle.read("ranking-evaluation/chapters/07_ndcg.ipynb"))
+    wanted = {f"{c}.ipynb" for c in chapter_files()}
+    wanted |= {"chapters/bookstyle.py", "requirements.txt", "README.txt", wheels[0].name}
+    wanted |= {p.relative_to(ROOT).as_posix() for p in (ROOT / "data").rglob("*") if p.is_file()}
+    assert wanted <= inside, f"the notebooks zip lacks {sorted(wanted - inside)}"
+    assert any(cell.get("outputs") for cell in notebook["cells"]), "zipped without outputs"
+
+
+@pytest.mark.parametrize("page", ["landing"] + chapter_files())
+def test_every_chapter_says_how_to_run_it_and_links_the_downloads(site, page):
+    from _site import IN_CI
+
+    name = landing_page(site) if page == "landing" else f"{page}.html"
+    html = (site / name).read_text(encoding="utf-8")
+    assert "Run it locally" in html, f"{name} has no 'Run it locally' box"
+    prefix = "../" * name.count("/")
+    links = set(re.findall(r'href="([^"]+)"', html))
+    wheel = next((site / DOWNLOADS).glob("rankeval_book-*.whl")).name
+    for target in [f"{DOWNLOADS}/ranking-evaluation-notebooks.zip", f"{DOWNLOADS}/{wheel}"]:
+        assert prefix + target in links, f"{name} does not link {target}"
+    pdf = site / DOWNLOADS / "ranking-evaluation.pdf"
+    if IN_CI:
+        assert pdf.is_file() and pdf.stat().st_size > 100_000, "CI built no PDF edition"
+    if pdf.is_file():
+        assert f"{prefix}{DOWNLOADS}/ranking-evaluation.pdf" in links, f"{name} lacks the PDF"
