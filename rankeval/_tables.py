@@ -5,14 +5,14 @@ writers) calls :func:`qrels_table` or :func:`run_table` once and works on
 what they return; no other code inspects the caller's data. The canonical
 tables are
 
-=========== ============================================ ==========================
-column      type                                         meaning
-=========== ============================================ ==========================
-query_id    ``string`` (or ``large_string``) or ``int64`` the query
-doc_id      ``string`` (or ``large_string``) or ``int64`` the document
-relevance   ``float64``, finite (qrels)                  the judged grade
-score       ``float64``, finite (run)                    higher ranks first
-=========== ============================================ ==========================
+========= ========================================= ==================
+column    type                                      meaning
+========= ========================================= ==================
+query_id  ``string``, ``large_string`` or ``int64`` the query
+doc_id    ``string``, ``large_string`` or ``int64`` the document
+relevance ``float64``, finite (qrels)               the judged grade
+score     ``float64``, finite (run)                 higher ranks first
+========= ========================================= ==================
 
 with one row per judgment or retrieved document, **in input order** (file
 order, dict order, frame order): the ranking step uses that order for
@@ -109,7 +109,8 @@ def qrels_table(source, *, columns=None) -> pa.Table:
     --------
     >>> from rankeval._tables import qrels_table
     >>> qrels_table({"q1": {"d1": 2, "d2": 0}, "q2": {"d7"}}).to_pydict()
-    {'query_id': ['q1', 'q1', 'q2'], 'doc_id': ['d1', 'd2', 'd7'], 'relevance': [2.0, 0.0, 1.0]}
+    {'query_id': ['q1', 'q1', 'q2'], 'doc_id': ['d1', 'd2', 'd7'],
+     'relevance': [2.0, 0.0, 1.0]}
     >>> qrels_table({1: {10: 1}, 2: {11: 3}}).schema.field("query_id").type
     DataType(int64)
     """
@@ -160,10 +161,12 @@ def run_table(source, *, columns=None) -> pa.Table:
     --------
     >>> from rankeval._tables import run_table
     >>> run_table({"u1": ["i3", "i1", "i2"]}).to_pydict()
-    {'query_id': ['u1', 'u1', 'u1'], 'doc_id': ['i3', 'i1', 'i2'], 'score': [3.0, 2.0, 1.0]}
+    {'query_id': ['u1', 'u1', 'u1'], 'doc_id': ['i3', 'i1', 'i2'],
+     'score': [3.0, 2.0, 1.0]}
     >>> import pandas as pd
     >>> frame = pd.DataFrame({"user": [7, 7], "item": [1, 2], "pred": [0.5, 0.9]})
-    >>> table = run_table(frame, columns={"query_id": "user", "doc_id": "item", "score": "pred"})
+    >>> names = {"query_id": "user", "doc_id": "item", "score": "pred"}
+    >>> table = run_table(frame, columns=names)
     >>> table.to_pydict()
     {'query_id': [7, 7], 'doc_id': [1, 2], 'score': [0.5, 0.9]}
     """
@@ -259,7 +262,8 @@ def first_duplicate(table: pa.Table):
     Examples
     --------
     >>> import pyarrow as pa
-    >>> t = pa.table({"query_id": ["a", "b", "a", "a"], "doc_id": ["x", "x", "y", "x"]})
+    >>> t = pa.table({"query_id": ["a", "b", "a", "a"],
+    ...               "doc_id": ["x", "x", "y", "x"]})
     >>> first_duplicate(t)
     (0, 3)
     """

@@ -108,7 +108,8 @@ def average_precision(relevance, k=None, *, n_relevant="in_list", threshold=1):
     AP@5 of the two queries of the *Comprehensive Guide* (relevant at ranks
     1, 3, 4 and at 2, 4, 5), and MAP@5 as their mean:
 
-    >>> ap = average_precision([[1, 0, 1, 1, 0], [0, 1, 0, 1, 1]], k=5, n_relevant="in_top_k")
+    >>> two = [[1, 0, 1, 1, 0], [0, 1, 0, 1, 1]]
+    >>> ap = average_precision(two, k=5, n_relevant="in_top_k")
     >>> ap
     array([0.8056, 0.5333])
     >>> ap.mean()

@@ -190,7 +190,7 @@ def paired_test(a, b, *, test="t", alternative="two-sided", n_resamples=10_000, 
     >>> a = [0.50, 0.70, 0.40, 0.90, 0.60]
     >>> b = [0.40, 0.60, 0.45, 0.70, 0.50]
     >>> r = paired_test(a, b, test="t")
-    >>> round(r.statistic, 10)  # mean 0.09 over standard error sqrt(0.008 / 5) = 0.04
+    >>> round(r.statistic, 10)  # mean 0.09 / std. error sqrt(0.008 / 5) = 0.04
     2.25
     >>> round(r.pvalue, 4)
     0.0876
@@ -305,7 +305,9 @@ def bootstrap_ci(a, b, *, confidence=0.95, n_resamples=10_000, method="percentil
     Examples
     --------
     >>> from rankeval import bootstrap_ci
-    >>> low, high = bootstrap_ci([0.5, 0.7, 0.4, 0.9, 0.6], [0.4, 0.6, 0.45, 0.7, 0.5], seed=0)
+    >>> a = [0.5, 0.7, 0.4, 0.9, 0.6]
+    >>> b = [0.4, 0.6, 0.45, 0.7, 0.5]
+    >>> low, high = bootstrap_ci(a, b, seed=0)
     >>> bool(low < 0.1 < high)
     True
     """
@@ -367,7 +369,8 @@ def effect_size(a, b) -> dict:
     --------
     >>> from rankeval import effect_size
     >>> e = effect_size([0.5, 0.7, 0.4, 0.9, 0.6], [0.4, 0.6, 0.45, 0.7, 0.5])
-    >>> round(e["mean_difference"], 10), round(e["cohens_d"], 4)  # 0.09 / sqrt(0.008)
+    >>> d = e["cohens_d"]  # 0.09 / sqrt(0.008)
+    >>> round(e["mean_difference"], 10), round(d, 4)
     (0.09, 1.0062)
     """
     x, y = _paired(a, b)
@@ -419,7 +422,8 @@ def adjust_pvalues(pvalues, correction="holm"):
     >>> from rankeval import adjust_pvalues
     >>> adjust_pvalues([0.01, 0.04, 0.03], "bonferroni")
     array([0.03, 0.12, 0.09])
-    >>> adjust_pvalues([0.01, 0.04, 0.03], "holm")  # sorted: 3 * .01, 2 * .03, max(.06, 1 * .04)
+    >>> # sorted: 3 * .01, 2 * .03, max(.06, 1 * .04)
+    >>> adjust_pvalues([0.01, 0.04, 0.03], "holm")
     array([0.03, 0.06, 0.06])
     """
     if correction not in _CORRECTIONS:
@@ -571,7 +575,8 @@ def compare(
     Examples
     --------
     >>> from rankeval import compare
-    >>> table = compare({"bm25": [0.2, 0.4, 0.3, 0.5], "dense": [0.3, 0.5, 0.3, 0.7]})
+    >>> table = compare({"bm25": [0.2, 0.4, 0.3, 0.5],
+    ...                  "dense": [0.3, 0.5, 0.3, 0.7]})
     >>> table[["system", "other", "measure", "difference"]]
       system other measure  difference
     0   bm25 dense   score        -0.1
@@ -580,9 +585,12 @@ def compare(
 
     >>> import pandas as pd
     >>> runs = {
-    ...     "bm25": pd.DataFrame({"AP": [0.2, 0.4, 0.3, 0.5], "RR": [0.5, 1.0, 0.5, 1.0]}),
-    ...     "dense": pd.DataFrame({"AP": [0.3, 0.5, 0.4, 0.7], "RR": [1.0, 1.0, 0.5, 1.0]}),
-    ...     "hybrid": pd.DataFrame({"AP": [0.3, 0.6, 0.3, 0.6], "RR": [1.0, 1.0, 1.0, 1.0]}),
+    ...     "bm25": pd.DataFrame({"AP": [0.2, 0.4, 0.3, 0.5],
+    ...                           "RR": [0.5, 1.0, 0.5, 1.0]}),
+    ...     "dense": pd.DataFrame({"AP": [0.3, 0.5, 0.4, 0.7],
+    ...                            "RR": [1.0, 1.0, 0.5, 1.0]}),
+    ...     "hybrid": pd.DataFrame({"AP": [0.3, 0.6, 0.3, 0.6],
+    ...                             "RR": [1.0, 1.0, 1.0, 1.0]}),
     ... }
     >>> table = compare(runs, baseline="bm25", test="permutation")
     >>> table[["system", "other", "measure", "mean", "other_mean"]]
@@ -730,13 +738,20 @@ def report(table, format="markdown", *, digits=4, lower_is_better=()):
     >>> from rankeval import compare, report
     >>> table = compare({"bm25": [0.2, 0.4, 0.3, 0.5, 0.3, 0.4],
     ...                  "dense": [0.4, 0.7, 0.5, 0.6, 0.6, 0.5]})
-    >>> print(report(table))
+    >>> markdown, legend = report(table).split("\n\n")
+    >>> print(markdown)
     | system | score |
     | --- | ---: |
     | (a) bm25 | 0.3500 |
     | (b) dense | **0.5500**<sup>a</sup> |
-    <BLANKLINE>
-    Bold: best mean of each measure. Superscript: significantly better than the system with that letter (paired t-test, Holm correction over 1 comparison, alpha = 0.05).
+
+    The legend under the table is one line; here it is wrapped:
+
+    >>> import textwrap
+    >>> print(textwrap.fill(legend, 76))
+    Bold: best mean of each measure. Superscript: significantly better than the
+    system with that letter (paired t-test, Holm correction over 1 comparison,
+    alpha = 0.05).
     """
     if format not in ("markdown", "latex"):
         raise ValueError(f'format must be "markdown" or "latex", got {format!r}')

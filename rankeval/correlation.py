@@ -400,7 +400,8 @@ def kendall_tau(x, y, *, variant="b"):
 
     With ties, tau-b and tau-a differ:
 
-    >>> kendall_tau([1, 1, 2], [1, 1, 2]), kendall_tau([1, 1, 2], [1, 1, 2], variant="a")
+    >>> x = [1, 1, 2]
+    >>> kendall_tau(x, x), kendall_tau(x, x, variant="a")
     (1.0, 0.6667)
     """
     if variant not in ("a", "b"):

@@ -2,7 +2,7 @@
 
 :func:`evaluate` puts the qrels and the run into one Dask DataFrame, shuffles it so
 that every row of a query lands in the same partition (a hash of ``query_id``), and
-applies :func:`rankeval._partition.evaluate_partition`, i.e. :func:`rankeval.evaluate`,
+applies :func:`rankeval.evaluate` (through ``rankeval._partition.evaluate_partition``)
 to each partition. The result is a Dask DataFrame of per-query values, identical to
 what ``rankeval.evaluate`` returns for the whole input at once; :func:`means` turns it
 into the per-measure means over queries.

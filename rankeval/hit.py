@@ -39,7 +39,7 @@ def hit_at_k(relevance, k=None, *, threshold=1):
     >>> from rankeval import hit_at_k
     >>> hit_at_k([0, 0, 1, 0], k=2), hit_at_k([0, 0, 1, 0], k=3)
     (0.0, 1.0)
-    >>> float(hit_at_k([[0, 1], [0, 0], [1, 0]], k=1).mean())  # hit rate over 3 queries
+    >>> float(hit_at_k([[0, 1], [0, 0], [1, 0]], k=1).mean())  # hit rate
     0.3333333333333333
     """
     batch = as_batch(relevance)

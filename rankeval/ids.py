@@ -221,10 +221,12 @@ def relevance_vector(ranking, judgments, *, default=0):
     A ranking that shows an item twice (method B of the item-list notebook) is
     refused:
 
-    >>> relevance_vector(["b", "a", "g", "c", "g", "f", "e"], {"b", "f"})  # doctest: +ELLIPSIS
+    >>> shown_twice = ["b", "a", "g", "c", "g", "f", "e"]
+    >>> relevance_vector(shown_twice, {"b", "f"})  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: ranking contains duplicate ids (positions count from 1): 'g' at positions 3, 5. ...
+    ValueError: ranking contains duplicate ids (positions count from 1):
+    'g' at positions 3, 5. ...
     """
     default = _grade(default, "default")
     if isinstance(ranking, np.ndarray) and ranking.ndim == 2:

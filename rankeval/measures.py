@@ -626,7 +626,7 @@ _NOT_HERE = {
 class Measure:
     r"""One evaluation measure: a name, a cut-off and parameters.
 
-    Build it with :func:`parse_measure`; ``str(measure)`` gives the canonical
+    Build it with :func:`~rankeval.parse_measure`; ``str(measure)`` gives the canonical
     ir_measures-style spelling (``"nDCG@10"``, ``"RBP(p=0.9)"``).
 
     Attributes
@@ -828,7 +828,7 @@ def _make(decl, cutoff, given: dict, text) -> Measure:
 
 
 def parse_measure(text) -> Measure:
-    r"""Parse one measure name such as ``"nDCG@10"`` into a :class:`Measure`.
+    r"""Parse one measure name such as ``"nDCG@10"`` into a :class:`~rankeval.Measure`.
 
     Parameters
     ----------
@@ -838,7 +838,7 @@ def parse_measure(text) -> Measure:
         (``MAP``, ``MRR``, ``MAR``, ...) and trec_eval names (``map``,
         ``P_10``, ``recall_100``, ``ndcg_cut_10``, ``iprec_at_recall_0.10``,
         ``num_rel_ret``, ...) are accepted. For trec_eval's dotted syntax
-        (``P.5,10``) use :func:`parse_trec_eval`.
+        (``P.5,10``) use :func:`~rankeval.parse_trec_eval`.
 
     Returns
     -------
@@ -869,10 +869,9 @@ def parse_measure(text) -> Measure:
     >>> from rankeval import parse_measure
     >>> parse_measure("nDCG@10")
     Measure(name='nDCG', cutoff=10, params=())
-    >>> str(parse_measure("MAP")), str(parse_measure("ndcg_cut_5")), str(parse_measure("RBP"))
-    ('AP', 'nDCG@5', 'RBP(p=0.8)')
-    >>> str(parse_measure("P(rel=2)@5")), str(parse_measure("iprec_at_recall_0.10"))
-    ('P(rel=2)@5', 'IPrec@0.1')
+    >>> names = ["MAP", "ndcg_cut_5", "RBP", "P(rel=2)@5", "iprec_at_recall_0.10"]
+    >>> [str(parse_measure(name)) for name in names]
+    ['AP', 'nDCG@5', 'RBP(p=0.8)', 'P(rel=2)@5', 'IPrec@0.1']
     """
     if isinstance(text, Measure):
         return text
@@ -1035,7 +1034,8 @@ def parse_trec_eval(name) -> list:
     >>> from rankeval.measures import parse_trec_eval
     >>> [str(m) for m in parse_trec_eval("P.5,10")]
     ['P@5', 'P@10']
-    >>> [str(m) for m in parse_trec_eval("ndcg.0=0,1=1,2=3")]  # 0 and 1 keep their gain
+    >>> # grades 0 and 1 keep their gain, grade 2 gets gain 3
+    >>> [str(m) for m in parse_trec_eval("ndcg.0=0,1=1,2=3")]
     ['nDCG(gains={2:3})']
     >>> [str(m) for m in parse_trec_eval("official")][:6]
     ['NumQ', 'NumRet', 'NumRel', 'NumRelRet', 'AP', 'Rprec']
@@ -1139,18 +1139,23 @@ def _trec_note(d) -> str:
 
 
 def _table() -> str:
-    rows = [("name", "meaning", "function", "trec_eval")]
+    """The module docstring's table: three columns, so that it fits the API page.
+
+    The function that computes a measure is linked from its meaning (the API page
+    documents every public function); trec_eval's names get a column of their own.
+    """
+    rows = [("name", "meaning", "trec_eval")]
     for d in DECLARATIONS.values():
         names = ", ".join(x for x in (d.trec_eval, d.trec_eval_cut and d.trec_eval_cut + "_k") if x)
         aliases = f" ({', '.join(d.aliases)})" if d.aliases else ""
-        summary = d.summary + ("; summed over queries" if d.aggregate == "sum" else "")
-        rows.append((
-            f"``{_spelling(d)}``{aliases}",
-            summary.replace("*", r"\*"),
-            f"``{d.function}``" if d.function else "",
-            f"``{names}``" if names else "",
-        ))  # fmt: skip
-    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+        summary = d.summary.replace("*", r"\*")
+        if d.aggregate == "sum" and "summed" not in summary:
+            summary += "; summed over queries"
+        if d.function:
+            summary += f"; :func:`~rankeval.{d.function}`"
+        spelling = _spelling(d).replace(",", ", ")  # a space lets a long name wrap
+        rows.append((f"``{spelling}``{aliases}", summary, f"``{names}``" if names else ""))
+    widths = [max(len(r[i]) for r in rows) for i in range(3)]
     rule = "  ".join("=" * w for w in widths)
     body = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
     return "\n".join([rule, body[0], rule, *body[1:], rule])

@@ -105,7 +105,8 @@ def precision_at_k(relevance, k=None, *, threshold=1, divide_by="k"):
     >>> from rankeval import precision_at_k
     >>> precision_at_k([1, 0, 1, 0, 1, 1, 0], k=5) == 3 / 5
     True
-    >>> precision_at_k([1, 0], k=4), precision_at_k([1, 0], k=4, divide_by="retrieved")
+    >>> r = [1, 0]  # two items retrieved, k = 4
+    >>> precision_at_k(r, k=4), precision_at_k(r, k=4, divide_by="retrieved")
     (0.25, 0.5)
     """
     batch = as_batch(relevance)

@@ -26,7 +26,8 @@ def _r_precision(grades, lengths, n_relevant, threshold):
 
 
 def r_precision(relevance, *, n_relevant="in_list", threshold=1):
-    r"""R-precision: the share of relevant documents among the top R, R = |relevant|.
+    r"""R-precision: the share of relevant documents among the top R, where R is the
+    query's number of relevant documents.
 
     Parameters
     ----------

@@ -502,7 +502,8 @@ def rank_run(
     --------
     >>> from rankeval import rank_run, precision_at_k
     >>> qrels = {"q1": {"d1": 1}, "q2": {"a": 2, "b": 0}}
-    >>> run = {"q1": {"d1": 2.0, "abcdefghij": 1.0}, "q2": {"a": 0.1, "b": 0.9, "c": 0.5}}
+    >>> run = {"q1": {"d1": 2.0, "abcdefghij": 1.0},
+    ...        "q2": {"a": 0.1, "b": 0.9, "c": 0.5}}
     >>> ranked = rank_run(qrels, run)
     >>> ranked.query_ids.tolist(), ranked.ragged()
     (['q1', 'q2'], [array([1., 0.]), array([0., 0., 2.])])

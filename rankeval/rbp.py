@@ -77,8 +77,8 @@ def rbp(relevance, k=None, *, p=0.8, return_residual=False):
 
     Examples
     --------
-    The *Comprehensive Guide*'s seven documents A..G, with A, C, G among the top five
-    and F sixth: relevant at ranks 1, 3, 5, 6.
+    The *Comprehensive Guide*'s seven documents A..G, with A, C, G among the top
+    five and F sixth: relevant at ranks 1, 3, 5, 6.
 
     >>> from rankeval import rbp
     >>> ranking = [1, 0, 1, 0, 1, 1, 0]
@@ -91,7 +91,8 @@ def rbp(relevance, k=None, *, p=0.8, return_residual=False):
     Graded judgments are scaled into [0, 1] first:
 
     >>> import numpy as np
-    >>> round(rbp(np.array([3, 2, 3, 1, 0]) / 3, p=0.5), 6)  # 0.5 * (1 + 1/3 + 1/4 + 1/24)
+    >>> gains = np.array([3, 2, 3, 1, 0]) / 3
+    >>> round(rbp(gains, p=0.5), 6)  # 0.5 * (1 + 1/3 + 1/4 + 1/24)
     0.8125
     """
     batch = as_batch(relevance)

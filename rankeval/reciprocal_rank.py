@@ -73,8 +73,10 @@ def reciprocal_rank(relevance, k=None, *, threshold=1):
     c, b, f, a, g, e, d finds b second; b, f, g, c, g, a, e finds it first:
 
     >>> from rankeval import reciprocal_rank
-    >>> reciprocal_rank([0, 1, 1, 0, 0, 0, 0]), reciprocal_rank([1, 1, 0, 0, 0, 0, 0])
-    (0.5, 1.0)
+    >>> reciprocal_rank([0, 1, 1, 0, 0, 0, 0])
+    0.5
+    >>> reciprocal_rank([1, 1, 0, 0, 0, 0, 0])
+    1.0
 
     The five queries of *Model Evaluation, Part 4*, first relevant item at positions
     3, 1, 2, 4 and 5; their mean is MRR:

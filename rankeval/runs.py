@@ -146,7 +146,8 @@ def evaluate(
     --------
     >>> from rankeval import evaluate, aggregate
     >>> qrels = {"q1": {"a": 2, "b": 0, "c": 1}, "q2": {"x": 1}}
-    >>> run = {"q1": {"a": 0.9, "b": 0.8, "d": 0.7, "c": 0.1}, "q2": {"y": 1.0, "x": 0.5}}
+    >>> run = {"q1": {"a": 0.9, "b": 0.8, "d": 0.7, "c": 0.1},
+    ...        "q2": {"y": 1.0, "x": 0.5}}
     >>> df = evaluate(qrels, run, ["P@2", "AP", "RR", "NumRelRet"])
     >>> df
               P@2        AP   RR  NumRelRet

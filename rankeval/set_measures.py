@@ -170,7 +170,8 @@ def set_f(relevance, *, n_relevant="in_list", beta=1, threshold=1):
     P = 2/5, R = 1/2.
 
     >>> from rankeval.set_measures import set_f
-    >>> set_f([1, 0, 1, 0, 0], n_relevant=4) == 2 * (2 / 5) * (1 / 2) / (2 / 5 + 1 / 2)
+    >>> p, r = 2 / 5, 1 / 2
+    >>> set_f([1, 0, 1, 0, 0], n_relevant=4) == 2 * p * r / (p + r)
     True
     """
     batch, threshold = _setup(relevance, threshold)

@@ -2,8 +2,8 @@
 
 :func:`evaluate` unions the qrels and the run into one DataFrame, repartitions it by a
 hash of ``query_id`` (so that every row of a query is in one partition), and scores
-each partition with :func:`rankeval._partition.evaluate_partition`, i.e.
-:func:`rankeval.evaluate`, through ``mapInArrow``: each partition's Arrow batches are
+each partition with :func:`rankeval.evaluate` (through
+``rankeval._partition.evaluate_partition``) by ``mapInArrow``: each partition's Arrow batches are
 gathered, scored, and the per-query values come back as a Spark DataFrame.
 
 Install with ``pip install "rankeval-book[spark]"`` (PySpark, which needs a Java

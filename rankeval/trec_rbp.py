@@ -127,7 +127,8 @@ def trec_rbp(relevance, k=None, *, p=0.9, max_grade=None, return_residual=False)
 
     An unjudged document at rank 2: the residual is :math:`p^3 + (1 - p) p`.
 
-    >>> value, residual = trec_rbp([1, float("nan"), 0], p=0.5, return_residual=True)
+    >>> unjudged = float("nan")
+    >>> value, residual = trec_rbp([1, unjudged, 0], p=0.5, return_residual=True)
     >>> value, residual
     (0.5, 0.375)
     """
