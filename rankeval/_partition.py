@@ -44,10 +44,26 @@ def union(qrels, run):
     return pd.concat([q.assign(order=-1), r], ignore_index=True)
 
 
-def _as_pandas(batch):
-    if hasattr(batch, "to_pandas") and not hasattr(batch, "iloc"):
-        batch = batch.to_pandas()
-    missing = [c for c in COLUMNS if c not in batch.columns]
+def _as_arrow(batch):
+    """The batch as a pyarrow Table (pandas frames converted once, NaN read as null)."""
+    import pyarrow as pa
+
+    if isinstance(batch, pa.RecordBatch):
+        batch = pa.Table.from_batches([batch])
+    elif not isinstance(batch, pa.Table):
+        if not hasattr(batch, "columns"):
+            raise TypeError(
+                f"a partition is a pandas DataFrame or a pyarrow Table, got "
+                f"{type(batch).__name__}"
+            )
+        missing = [c for c in COLUMNS if c not in batch.columns]
+        if missing:
+            raise ValueError(
+                f"a partition needs the columns {', '.join(COLUMNS)}; missing "
+                f"{', '.join(missing)}"
+            )
+        batch = pa.Table.from_pandas(batch, preserve_index=False)
+    missing = [c for c in COLUMNS if c not in batch.column_names]
     if missing:
         raise ValueError(
             f"a partition needs the columns {', '.join(COLUMNS)}; missing {', '.join(missing)}"
@@ -103,42 +119,51 @@ def evaluate_partition(batch, measures, **conventions):
     0       q1  0.0  0.5
     """
     import pandas as pd
+    import pyarrow as pa
+    import pyarrow.compute as pc
 
     from .runs import evaluate
 
     labels = result_columns(measures)
-    frame = _as_pandas(batch)
-    is_qrels = frame["score"].isna().to_numpy()
-    qrels = frame.loc[is_qrels, ["query_id", "doc_id", "relevance"]]
-    if "order" in frame.columns:  # back to the input order (decides ties="input")
-        run = frame.loc[~is_qrels, ["query_id", "doc_id", "score", "order"]]
-        run = run.sort_values("order", kind="stable").drop(columns="order")
-    else:
-        run = frame.loc[~is_qrels, ["query_id", "doc_id", "score"]]
-    empty = pd.DataFrame({"query_id": pd.Series([], dtype=frame["query_id"].dtype)})
+    table = _as_arrow(batch)
+    id_type = table.schema.field("query_id").type
+    is_run = pc.invert(pc.is_null(table["score"], nan_is_null=True))
+    qrels = table.filter(pc.invert(is_run)).select(["query_id", "doc_id", "relevance"])
+    run = table.filter(is_run)
+    if "order" in run.column_names:  # back to the input order (decides ties="input")
+        run = run.take(pc.sort_indices(run["order"]))
+    run = run.select(["query_id", "doc_id", "score"])
+    integer_ids = pa.types.is_integer(id_type)
+    empty = pd.DataFrame(
+        {"query_id": pd.Series([], dtype=np.int64 if integer_ids else object)}
+    )
     for label in labels:
         empty[label] = pd.Series([], dtype=np.float64)
-    judged = pd.unique(qrels["query_id"])
-    shared = np.isin(judged, pd.unique(run["query_id"]))
+    judged = pc.unique(qrels["query_id"])
     if not len(judged):
         return empty
-    if not shared.any():
+    if not pc.any(pc.is_in(judged, value_set=pc.unique(run["query_id"]))).as_py():
         if conventions.get("missing", "skip") != "zero":
             return empty
         # Only judged queries without rankings: score them exactly as evaluate scores
         # such queries, by giving it one extra query that is on both sides.
-        probe = _probe_id(judged)
-        qrels = pd.concat(
-            [qrels, pd.DataFrame({"query_id": [probe], "doc_id": ["d"], "relevance": [1.0]})],
-            ignore_index=True,
+        probe = _probe_id(judged.to_numpy(zero_copy_only=False))
+        extra = pa.table(
+            {"query_id": pa.array([probe], id_type), "doc_id": pa.array(["d"]),
+             "relevance": pa.array([1.0])}
         )
-        run = pd.DataFrame({"query_id": [probe], "doc_id": ["d"], "score": [0.0]})
+        qrels = pa.concat_tables([qrels, extra.cast(qrels.schema)])
+        run = pa.table(
+            {"query_id": pa.array([probe], id_type), "doc_id": pa.array(["d"]),
+             "score": pa.array([0.0])}
+        ).cast(run.schema)
         values = evaluate(qrels, run, measures, **conventions).drop(index=probe)
     else:
         values = evaluate(qrels, run, measures, **conventions)
     values.columns = labels
     out = values.reset_index()
-    out["query_id"] = out["query_id"].astype(frame["query_id"].dtype)
+    if integer_ids:
+        out["query_id"] = out["query_id"].astype(np.int64)
     return out
 
 

@@ -200,8 +200,16 @@ def evaluate(qrels, run, measures, *, npartitions=None, **conventions):
     for label in labels:
         meta[label] = pd.Series([], dtype=np.float64)
     return shuffled.map_partitions(
-        evaluate_partition, measures, meta=meta, align_dataframes=False, **conventions
+        _score_partition, measures, both["query_id"].dtype, conventions,
+        meta=meta, align_dataframes=False,
     )
+
+
+def _score_partition(part, measures, id_dtype, conventions):
+    """evaluate_partition, with the query ids in the dtype the Dask meta promises."""
+    out = evaluate_partition(part, measures, **conventions)
+    out["query_id"] = out["query_id"].astype(id_dtype)
+    return out
 
 
 def means(per_query):
