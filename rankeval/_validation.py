@@ -135,13 +135,7 @@ def as_batch(relevance, name: str = "relevance") -> Batch:
         if arr.ndim == 1:
             return _single(_numeric(arr, name), name)
         if arr.ndim == 2:
-            grades = _numeric(arr, name)
-            if grades.shape[0] == 0:
-                raise ValueError(f"{name} holds no queries")
-            if grades.shape[1] == 0:
-                raise ValueError(f"{name}: the rankings are empty (width 0)")
-            lengths = np.full(grades.shape[0], grades.shape[1], dtype=np.int64)
-            return Batch(grades, lengths, False)
+            return _matrix(_numeric(arr, name), name)
         raise ValueError(
             f"{name} must be 1-D (one query) or 2-D (many queries), got {arr.ndim}-D"
         )
@@ -168,6 +162,25 @@ def as_batch(relevance, name: str = "relevance") -> Batch:
             f"{name} mixes numbers and sequences: pass one ranking (a flat list of "
             "grades) or a list of rankings"
         )
+    rows = _rows(items, name)
+    lengths = np.array([r.size for r in rows], dtype=np.int64)
+    flat = _numeric(np.concatenate(rows), name)
+    grades = np.zeros((len(rows), int(lengths.max())))
+    grades[np.arange(grades.shape[1]) < lengths[:, None]] = flat
+    return Batch(grades, lengths, False)
+
+
+def _matrix(grades: np.ndarray, name: str) -> Batch:
+    """A checked 2-D grade matrix as a Batch of equal-length rankings."""
+    if grades.shape[0] == 0:
+        raise ValueError(f"{name} holds no queries")
+    if grades.shape[1] == 0:
+        raise ValueError(f"{name}: the rankings are empty (width 0)")
+    return Batch(grades, np.full(grades.shape[0], grades.shape[1], dtype=np.int64), False)
+
+
+def _rows(items: list, name: str) -> list:
+    """The rankings of a list of rankings as 1-D arrays (values not yet checked)."""
     rows = []
     for i, row in enumerate(items):
         if isinstance(row, (str, bytes, set, frozenset, dict)):
@@ -177,17 +190,12 @@ def as_batch(relevance, name: str = "relevance") -> Batch:
         r = np.asarray(_frame_values(row))
         if r.ndim != 1:
             raise ValueError(f"{name}[{i}] must be a 1-D ranking, got {r.ndim}-D")
+        if r.size == 0:
+            raise ValueError(
+                f"{name}[{i}] is empty: every query's ranking needs at least one item"
+            )
         rows.append(r)
-    lengths = np.array([r.size for r in rows], dtype=np.int64)
-    empty = np.flatnonzero(lengths == 0)
-    if empty.size:
-        raise ValueError(
-            f"{name}[{empty[0]}] is empty: every query's ranking needs at least one item"
-        )
-    flat = _numeric(np.concatenate(rows), name)
-    grades = np.zeros((len(rows), int(lengths.max())))
-    grades[np.arange(grades.shape[1]) < lengths[:, None]] = flat
-    return Batch(grades, lengths, False)
+    return rows
 
 
 def _single(arr: np.ndarray, name: str) -> Batch:
@@ -349,12 +357,7 @@ def as_judged_batch(relevance, name: str = "relevance") -> Batch:
         if relevance.ndim == 1:
             return _single(_judged_numeric(relevance, name), name)
         if relevance.ndim == 2:
-            grades = _judged_numeric(relevance, name)
-            if grades.shape[0] == 0:
-                raise ValueError(f"{name} holds no queries")
-            if grades.shape[1] == 0:
-                raise ValueError(f"{name}: the rankings are empty (width 0)")
-            return Batch(grades, np.full(grades.shape[0], grades.shape[1], np.int64), False)
+            return _matrix(_judged_numeric(relevance, name), name)
         raise ValueError(
             f"{name} must be 1-D (one query) or 2-D (many queries), got {relevance.ndim}-D"
         )
@@ -376,18 +379,7 @@ def as_judged_batch(relevance, name: str = "relevance") -> Batch:
             f"{name} mixes numbers and sequences: pass one ranking (a flat list of "
             "grades) or a list of rankings"
         )
-    rows = []
-    for i, row in enumerate(items):
-        if isinstance(row, (str, bytes, set, frozenset, dict)):
-            raise TypeError(
-                f"{name}[{i}] must be a sequence of numeric grades, got {type(row).__name__}"
-            )
-        r = np.asarray(_frame_values(row))
-        if r.ndim != 1:
-            raise ValueError(f"{name}[{i}] must be a 1-D ranking, got {r.ndim}-D")
-        if r.size == 0:
-            raise ValueError(f"{name}[{i}] is empty: every query's ranking needs at least one item")
-        rows.append(_judged_numeric(r, f"{name}[{i}]"))
+    rows = [_judged_numeric(r, f"{name}[{i}]") for i, r in enumerate(_rows(items, name))]
     lengths = np.array([r.size for r in rows], dtype=np.int64)
     grades = np.full((len(rows), int(lengths.max())), np.nan)
     grades[np.arange(grades.shape[1]) < lengths[:, None]] = np.concatenate(rows)
