@@ -1,8 +1,8 @@
-"""bpref: arithmetic, properties, trec_eval (pytrec_eval) agreement, errors."""
+"""bpref: arithmetic, properties, errors."""
 
 import numpy as np
 import pytest
-from _judged_collection import counts, judged_collection, judged_grades, judged_ragged, pytrec
+from _judged_collection import judged_grades, judged_ragged
 from hypothesis import given, settings
 
 from rankeval.bpref import bpref
@@ -66,18 +66,9 @@ def test_batch_equals_per_query(rs):
     np.testing.assert_array_equal(got, want)
 
 
-# --- trec_eval ----------------------------------------------------------------------
+# --- trec_eval: per-query agreement with pytrec_eval is in test_judged_measures_oracle.py
 
 
-@pytest.mark.parametrize("seed", range(4))
-@pytest.mark.parametrize("threshold", [1, 2, 3])
-def test_agrees_with_pytrec_eval(seed, threshold):
-    pytest.importorskip("pytrec_eval")
-    qrels, run, rankings, judgments = judged_collection(seed)
-    n_rel, n_non = counts(judgments, threshold)
-    want = pytrec(qrels, run, ["bpref"], threshold)["bpref"]
-    got = bpref(rankings, n_relevant=n_rel, n_nonrelevant=n_non, threshold=threshold)
-    np.testing.assert_allclose(got, want, rtol=0, atol=1e-9)
 
 
 # --- errors -------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from _judged_collection import counts, judged_collection, judged_grades, judged_ragged, pytrec
+from _judged_collection import judged_grades, judged_ragged
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -87,26 +87,9 @@ def test_batch_equals_per_query(rs, level):
     np.testing.assert_array_equal(got, want)
 
 
-# --- trec_eval ----------------------------------------------------------------------
+# --- trec_eval: per-query agreement with pytrec_eval is in test_judged_measures_oracle.py
 
 
-@pytest.mark.parametrize("seed", range(4))
-@pytest.mark.parametrize("threshold", [1, 2, 3])
-def test_agrees_with_pytrec_eval(seed, threshold):
-    # pytrec_eval embeds trec_eval 9: its cut-offs are (long)(r R + 0.9).
-    pytest.importorskip("pytrec_eval")
-    qrels, run, rankings, judgments = judged_collection(seed)
-    n_rel, _ = counts(judgments, threshold)
-    want = pytrec(qrels, run, ["iprec_at_recall", "11pt_avg"], threshold)
-    for level in LEVELS:
-        got = interpolated_precision(
-            rankings, level, n_relevant=n_rel, threshold=threshold, rounding="trec_eval9"
-        )
-        np.testing.assert_allclose(got, want[f"iprec_at_recall_{level:.2f}"], rtol=0, atol=1e-9)
-    got = eleven_point_average(
-        rankings, n_relevant=n_rel, threshold=threshold, rounding="trec_eval9"
-    )
-    np.testing.assert_allclose(got, want["11pt_avg"], rtol=0, atol=1e-9)
 
 
 # --- errors -------------------------------------------------------------------------

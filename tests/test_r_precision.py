@@ -1,8 +1,8 @@
-"""R-precision: arithmetic, properties, trec_eval (pytrec_eval) agreement, errors."""
+"""R-precision: arithmetic, properties, errors."""
 
 import numpy as np
 import pytest
-from _judged_collection import counts, judged_collection, judged_grades, judged_ragged, pytrec
+from _judged_collection import judged_grades, judged_ragged
 from hypothesis import given, settings
 
 from rankeval.r_precision import r_precision
@@ -50,18 +50,9 @@ def test_batch_equals_per_query(rs):
     np.testing.assert_array_equal(got, want)
 
 
-# --- trec_eval ----------------------------------------------------------------------
+# --- trec_eval: per-query agreement with pytrec_eval is in test_judged_measures_oracle.py
 
 
-@pytest.mark.parametrize("seed", range(4))
-@pytest.mark.parametrize("threshold", [1, 2, 3])
-def test_agrees_with_pytrec_eval(seed, threshold):
-    pytest.importorskip("pytrec_eval")
-    qrels, run, rankings, judgments = judged_collection(seed)
-    n_rel, _ = counts(judgments, threshold)
-    want = pytrec(qrels, run, ["Rprec"], threshold)["Rprec"]
-    got = r_precision(rankings, n_relevant=n_rel, threshold=threshold)
-    np.testing.assert_allclose(got, want, rtol=0, atol=1e-9)
 
 
 # --- errors -------------------------------------------------------------------------
