@@ -96,10 +96,10 @@ def glue(name: str, value):
     NumPy 2 writes a scalar as ``np.float64(0.5)``, which ``{glue:text}`` cannot format
     (the build warns "could not convert string to float"). This stores NumPy scalars
     and 0-d arrays as plain Python numbers first; everything else is glued unchanged.
-    Returns the value, so ``x = bookstyle.glue("ch07_ndcg", ndcg(...))`` works.
+    Returns None, so that a glue call ending a cell prints nothing (the number
+    belongs in the prose, not under the cell).
     """
     from myst_nb import glue as _glue
 
     plain = value.item() if hasattr(value, "item") and getattr(value, "ndim", 1) == 0 else value
     _glue(name, plain, display=False)
-    return value

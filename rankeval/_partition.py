@@ -27,11 +27,37 @@ COLUMNS = ("query_id", "doc_id", "relevance", "score")
 
 def result_columns(measures) -> list[str]:
     """Column labels of the per-query result, as :func:`rankeval.evaluate` names them."""
-    from .measures import parse_measures
+    from .measures import Measure, parse_measures
     from .runs import _labels
 
-    items = [measures] if isinstance(measures, str) else list(measures)
+    items = [measures] if isinstance(measures, (str, Measure)) else list(measures)
     return _labels(items, parse_measures(items))
+
+
+def value_column(kind: str) -> str:
+    """The value column of a qrels (``relevance``) or run (``score``) table."""
+    from ._tables import _VALUE
+
+    return _VALUE[kind]
+
+
+def check_columns(columns, kind: str, what: str) -> None:
+    """Refuse a qrels or run frame (``what``: its kind of frame) without the canonical
+    columns, naming the ones it lacks."""
+    value = value_column(kind)
+    missing = [c for c in ("query_id", "doc_id", value) if c not in columns]
+    if missing:
+        raise ValueError(
+            f"the {kind} {what} lacks the column(s) {', '.join(missing)}; it needs "
+            f"query_id, doc_id and {value}"
+        )
+
+
+def check_partitions(n, name: str) -> int:
+    """A positive number of partitions, as an int."""
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"{name} must be a positive integer, got {n!r}")
+    return int(n)
 
 
 def union(qrels, run):
@@ -55,12 +81,6 @@ def _as_arrow(batch):
             raise TypeError(
                 f"a partition is a pandas DataFrame or a pyarrow Table, got "
                 f"{type(batch).__name__}"
-            )
-        missing = [c for c in COLUMNS if c not in batch.columns]
-        if missing:
-            raise ValueError(
-                f"a partition needs the columns {', '.join(COLUMNS)}; missing "
-                f"{', '.join(missing)}"
             )
         batch = pa.Table.from_pandas(batch, preserve_index=False)
     missing = [c for c in COLUMNS if c not in batch.column_names]
@@ -142,37 +162,12 @@ def evaluate_partition(batch, measures, **conventions):
     judged = pc.unique(qrels["query_id"])
     if not len(judged):
         return empty
-    if not pc.any(pc.is_in(judged, value_set=pc.unique(run["query_id"]))).as_py():
-        if conventions.get("missing", "skip") != "zero":
-            return empty
-        # Only judged queries without rankings: score them exactly as evaluate scores
-        # such queries, by giving it one extra query that is on both sides.
-        probe = _probe_id(judged.to_numpy(zero_copy_only=False))
-        extra = pa.table(
-            {"query_id": pa.array([probe], id_type), "doc_id": pa.array(["d"]),
-             "relevance": pa.array([1.0])}
-        )
-        qrels = pa.concat_tables([qrels, extra.cast(qrels.schema)])
-        run = pa.table(
-            {"query_id": pa.array([probe], id_type), "doc_id": pa.array(["d"]),
-             "score": pa.array([0.0])}
-        ).cast(run.schema)
-        values = evaluate(qrels, run, measures, **conventions).drop(index=probe)
-    else:
-        values = evaluate(qrels, run, measures, **conventions)
+    shared = pc.any(pc.is_in(judged, value_set=pc.unique(run["query_id"]))).as_py()
+    if not shared and conventions.get("missing", "skip") != "zero":
+        return empty  # evaluate would find nothing to score
+    values = evaluate(qrels, run, measures, **conventions)
     values.columns = labels
     out = values.reset_index()
     if integer_ids:
         out["query_id"] = out["query_id"].astype(np.int64)
     return out
-
-
-def _probe_id(judged):
-    """A query id of the partition's id type that no judged query uses."""
-    if np.issubdtype(np.asarray(judged).dtype, np.integer):
-        return int(np.max(judged)) + 1
-    taken = set(map(str, judged))
-    probe = "\x00rankeval-probe"
-    while probe in taken:
-        probe += "\x00"
-    return probe

@@ -58,7 +58,7 @@ _VALUE = {"qrels": "relevance", "run": "score"}
 _WHAT = {"qrels": "grade", "run": "score"}
 _CANONICAL = ("query_id", "doc_id", "relevance", "score", "rank")
 # Rows hashed together when looking for duplicates: small enough that Arrow's
-# hash table stays in the CPU cache (about 10x faster than one table for all rows).
+# hash table stays in the CPU cache (faster than one table for all rows).
 _DUPLICATE_SLICE = 1 << 12
 
 

@@ -24,7 +24,14 @@ import os
 
 import numpy as np
 
-from ._partition import COLUMNS, evaluate_partition, result_columns
+from ._partition import (
+    COLUMNS,
+    check_columns,
+    check_partitions,
+    evaluate_partition,
+    result_columns,
+    value_column,
+)
 
 __all__ = ["evaluate", "means", "read"]
 
@@ -82,7 +89,7 @@ def read(source, kind):
     dd = _require()
     if kind not in ("qrels", "run"):
         raise ValueError(f"kind must be 'qrels' or 'run', got {kind!r}")
-    value = "relevance" if kind == "qrels" else "score"
+    value = value_column(kind)
     paths = _paths(source)
     parquet = [p for p in paths if p.endswith(".parquet") or os.path.isdir(p)]
     if parquet and len(parquet) != len(paths):
@@ -99,20 +106,16 @@ def read(source, kind):
 def _frame(data, kind):
     """A Dask DataFrame with the canonical columns, from a frame, path(s) or glob."""
     dd = _require()
-    value = "relevance" if kind == "qrels" else "score"
+    value = value_column(kind)
     if isinstance(data, dd.DataFrame):
-        missing = [c for c in ("query_id", "doc_id", value) if c not in data.columns]
-        if missing:
-            raise ValueError(
-                f"the {kind} Dask DataFrame lacks the column(s) {', '.join(missing)}; "
-                f"it needs query_id, doc_id and {value}"
-            )
+        check_columns(data.columns, kind, "Dask DataFrame")
         return data[["query_id", "doc_id", value]]
     if isinstance(data, (str, os.PathLike, list, tuple)):
         return read(data, kind)
     import pandas as pd
 
     if isinstance(data, pd.DataFrame):
+        check_columns(data.columns, kind, "DataFrame")
         return dd.from_pandas(data[["query_id", "doc_id", value]], npartitions=1, sort=False)
     raise TypeError(
         f"{kind} must be a Dask DataFrame, a pandas DataFrame, or paths/globs of TREC or "
@@ -193,9 +196,8 @@ def evaluate(qrels, run, measures, *, npartitions=None, **conventions):
     both = dd.concat([q[columns], r[columns]], ignore_unknown_divisions=True)
     if npartitions is None:
         npartitions = max(q.npartitions, r.npartitions)
-    if not isinstance(npartitions, (int, np.integer)) or npartitions < 1:
-        raise ValueError(f"npartitions must be a positive integer, got {npartitions!r}")
-    shuffled = both.shuffle(on="query_id", npartitions=int(npartitions))
+    npartitions = check_partitions(npartitions, "npartitions")
+    shuffled = both.shuffle(on="query_id", npartitions=npartitions)
     meta = pd.DataFrame({"query_id": pd.Series([], dtype=both["query_id"].dtype)})
     for label in labels:
         meta[label] = pd.Series([], dtype=np.float64)

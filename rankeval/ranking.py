@@ -16,7 +16,8 @@ Arrow's stable multi-key sort (``pyarrow.compute.sort_indices``), which
 compares strings byte by byte, as C's ``strcmp`` does in trec_eval. pyarrow
 was chosen over polars because pandas (the result type of ``evaluate``) already
 builds on it, its CSV reader reads TREC files, and it needs no second
-dataframe library. No id is ever hashed or compared by code of this package.
+dataframe library. Arrow's kernels compare the ids; integer ids are packed
+into one int64 key per (query, document) pair, which Arrow then looks up.
 
 Chapter: :doc:`/chapters/13_evaluating_a_run`.
 """
@@ -485,14 +486,18 @@ def rank_run(
     ------
     ValueError
         Options out of range, malformed inputs (from the readers: file, line
-        and reason), or a run and qrels with no query in common.
+        and reason), or (with ``missing="skip"``) a run and qrels with no
+        query in common. With ``missing="zero"`` every judged query is scored,
+        so such inputs give every query an empty ranking, as trec_eval's
+        ``-c`` does (a partition of a larger input may hold judged queries
+        only).
 
     Notes
     -----
     Only the engine compares ids: query ids are matched with
     ``pyarrow.compute.index_in`` against the qrels' sorted unique ids, and the
     (query, document) pairs of the run with those of the qrels by one hash
-    join (Acero's ``Table.join``, left outer: a run document without a
+    join (an Acero hash-join plan, left outer: a run document without a
     judgment gets NaN). The documents are then ordered by one stable
     multi-key sort (``pyarrow.compute.sort_indices``).
 
@@ -544,7 +549,7 @@ def rank_run(
     r_code = _codes(encoded.dictionary, queries)[encoded.indices.to_numpy()]
     present = np.zeros(len(queries), dtype=bool)
     present[r_code[r_code >= 0]] = True
-    if not present.any():
+    if not present.any() and missing == "skip":  # nothing would be scored
         raise ValueError(
             f"the run and the qrels have no query in common (run: {len(encoded.dictionary)} "
             f"queries, e.g. {encoded.dictionary[:3].to_pylist()}; qrels: {len(queries)}, e.g. "
@@ -564,7 +569,7 @@ def rank_run(
         if pa.types.is_integer(q_doc.type)
         else None
     )
-    if at is not None:  # integer ids: (query, document) keys matched by a sorted search
+    if at is not None:  # integer ids: (query, document) int64 keys looked up by index_in
         rows = keep.astype(index)
         r_code = r_code[keep].astype(index)
     else:

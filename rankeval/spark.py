@@ -15,9 +15,13 @@ Chapter: :doc:`/chapters/17_evaluating_at_scale`.
 
 from __future__ import annotations
 
-import numpy as np
-
-from ._partition import COLUMNS, evaluate_partition, result_columns
+from ._partition import (
+    COLUMNS,
+    check_columns,
+    check_partitions,
+    evaluate_partition,
+    result_columns,
+)
 
 __all__ = ["evaluate", "means"]
 
@@ -32,17 +36,12 @@ def _require():
         ) from err
 
 
-def _check(frame, kind, value):
+def _check(frame, kind):
     from pyspark.sql import DataFrame
 
     if not isinstance(frame, DataFrame):
         raise TypeError(f"{kind} must be a Spark DataFrame, got {type(frame).__name__}")
-    missing = [c for c in ("query_id", "doc_id", value) if c not in frame.columns]
-    if missing:
-        raise ValueError(
-            f"the {kind} DataFrame lacks the column(s) {', '.join(missing)}; it needs "
-            f"query_id, doc_id and {value}"
-        )
+    check_columns(frame.columns, kind, "DataFrame")
 
 
 def evaluate(qrels, run, measures, *, num_partitions=None, **conventions):
@@ -85,8 +84,8 @@ def evaluate(qrels, run, measures, *, num_partitions=None, **conventions):
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
 
-    _check(qrels, "qrels", "relevance")
-    _check(run, "run", "score")
+    _check(qrels, "qrels")
+    _check(run, "run")
     labels = result_columns(measures)
     id_type = dict(qrels.dtypes)["query_id"]
     q = qrels.select(
@@ -108,9 +107,7 @@ def evaluate(qrels, run, measures, *, num_partitions=None, **conventions):
         columns.append("order")
     both = q.unionByName(r)
     if num_partitions is not None:
-        if not isinstance(num_partitions, (int, np.integer)) or num_partitions < 1:
-            raise ValueError(f"num_partitions must be a positive integer, got {num_partitions!r}")
-        both = both.repartition(int(num_partitions), "query_id")
+        both = both.repartition(check_partitions(num_partitions, "num_partitions"), "query_id")
     else:
         both = both.repartition("query_id")
     id_field = qrels.schema["query_id"].dataType

@@ -34,10 +34,10 @@ CSV reader and text editor), where trec_eval reads it as a space.
 
 **Why pyarrow.** The files are parsed by Apache Arrow's
 multithreaded CSV reader and its compute kernels (``pyarrow``), not by
-hand-written tokenising: it reads a 7-million-line, 235 MB run several times
-faster than a line-by-line Python parser (pytrec_eval's) with about half its
-memory, compares ids as exact strings, and gives columnar tables that pandas,
-polars, Dask and Spark read without copying. A file in the usual
+hand-written tokenising: it compares ids as exact strings, and gives columnar
+tables that pandas, polars, Dask and Spark all read. End to end, ``evaluate``
+from files takes less than half of pytrec_eval's time (measured by
+``benchmarks/bench_runs.py``; the README quotes the table). A file in the usual
 layout (single spaces or single tabs between fields) is read in one pass with
 typed columns; any other file (runs of whitespace, extra fields, comments,
 blank lines, a bad value) is read again as one line per row, split with

@@ -95,6 +95,26 @@ def test_partition_of_one_side_only():
     assert (zero[MEASURES].to_numpy() == 0).all()
 
 
+def test_partition_of_judgments_only_with_integer_ids_and_null_scores():
+    # a pandas partition as Dask hands it over: integer ids, a score column of None
+    batch = pd.DataFrame(
+        {"query_id": [1, 1, 2], "doc_id": [5, 6, 5], "relevance": [1.0, 0.0, 2.0],
+         "score": [None, None, None]}
+    )
+    zero = evaluate_partition(batch, ["P@1", "RR", "NumRet"], missing="zero")
+    assert zero["query_id"].tolist() == [1, 2]
+    assert (zero[["P@1", "RR", "NumRet"]].to_numpy() == 0).all()
+    assert evaluate_partition(batch, ["P@1"]).empty
+
+
+def test_partition_takes_one_measure_object_like_evaluate():
+    qrels, run = collection(14, n_queries=4)
+    one = evaluate_partition(union(qrels, run), rankeval.parse_measure("AP"))
+    want = rankeval.evaluate(qrels, run, rankeval.parse_measure("AP")).reset_index()
+    assert one["query_id"].tolist() == want["query_id"].tolist()
+    np.testing.assert_allclose(one["AP"], want["AP"], rtol=0, atol=1e-12)
+
+
 def test_partition_needs_its_columns():
     with pytest.raises(ValueError, match="needs the columns .*missing score"):
         evaluate_partition(pd.DataFrame({"query_id": [], "doc_id": [], "relevance": []}), "AP")
