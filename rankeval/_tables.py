@@ -114,7 +114,7 @@ def qrels_table(source, *, columns=None) -> pa.Table:
     >>> qrels_table({1: {10: 1}, 2: {11: 3}}).schema.field("query_id").type
     DataType(int64)
     """
-    return _table(source, "qrels", columns)
+    return _plain(_table(source, "qrels", columns))
 
 
 def run_table(source, *, columns=None) -> pa.Table:
@@ -170,10 +170,21 @@ def run_table(source, *, columns=None) -> pa.Table:
     >>> table.to_pydict()
     {'query_id': [7, 7], 'doc_id': [1, 2], 'score': [0.5, 0.9]}
     """
-    return _table(source, "run", columns)
+    return _plain(_table(source, "run", columns))
+
+
+def _plain(table: pa.Table) -> pa.Table:
+    """The table with a dictionary-encoded ``query_id`` column decoded."""
+    column = table.column("query_id")
+    if pa.types.is_dictionary(column.type):
+        table = table.set_column(0, "query_id", column.cast(column.type.value_type))
+    return table
 
 
 def _table(source, kind: str, columns) -> pa.Table:
+    """The canonical table, except that ``query_id`` may come dictionary-encoded
+    (from dicts, whose query codes are known): :func:`rankeval.rank_run` uses
+    the codes as they are; :func:`qrels_table` and :func:`run_table` decode."""
     if isinstance(source, (str, os.PathLike)) or hasattr(source, "read"):
         from . import trec
 
@@ -271,6 +282,8 @@ def first_duplicate(table: pa.Table):
     if n < 2:
         return None
     queries = table["query_id"]
+    if pa.types.is_dictionary(queries.type):
+        queries = queries.cast(queries.type.value_type)
     docs = table["doc_id"]
     change = np.empty(n, dtype=bool)
     change[0] = True
@@ -476,9 +489,7 @@ def _from_mapping(data: Mapping, kind: str) -> pa.Table:
             else:
                 values[lo:hi] = np.arange(hi - lo, 0, -1)
     if len(query_values) and len(queries):
-        query_ids = pa.DictionaryArray.from_arrays(pa.array(qcodes), query_values).cast(
-            query_values.type
-        )
+        query_ids = pa.DictionaryArray.from_arrays(pa.array(qcodes), query_values)
     else:
         query_ids = pa.array([], query_values.type)
     table = pa.table({"query_id": query_ids, "doc_id": docs_array, _VALUE[kind]: values})

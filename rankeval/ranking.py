@@ -41,7 +41,13 @@ GRADES = ("float", "trec_eval")
 
 def _tables():
     """The canonical-table builders of the IO layer (imported late: no cycle)."""
-    from ._tables import qrels_table, run_table
+    from ._tables import _table
+
+    def qrels_table(source, columns):
+        return _table(source, "qrels", columns)
+
+    def run_table(source, columns):
+        return _table(source, "run", columns)
 
     return qrels_table, run_table
 
@@ -306,7 +312,7 @@ def _only(columns, names):
     return {k: v for k, v in columns.items() if k in names} or None
 
 
-def _unify(a, b, what: str):
+def _unify(a, b):
     """Give two id columns one Arrow type: strings if either holds strings."""
     import pyarrow as pa
 
@@ -359,6 +365,18 @@ def _by_doc_id_descending(order, q, scores, rows, docs):
     order[cells] = order[cells][within]
 
 
+def _split(column):
+    """``(values, codes)`` of an id column: its distinct values (Arrow's dictionary
+    encoding) and, for every row, the position of its value among them."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    encoded = column if pa.types.is_dictionary(column.type) else pc.dictionary_encode(column)
+    if isinstance(encoded, pa.ChunkedArray):
+        encoded = encoded.combine_chunks()
+    return encoded.dictionary, encoded.indices.to_numpy()
+
+
 def _match_integer_ids(q_code, q_doc, r_code, r_doc, keep):
     """Row of the qrels judging each kept run row (-1: none), for integer document ids.
 
@@ -381,6 +399,9 @@ def _match_integer_ids(q_code, q_doc, r_code, r_doc, keep):
     return _codes(pa.array(r_keys), pa.array(q_keys))
 
 
+_THREADS = True
+
+
 def _left_join(left, right, keys, left_output, right_output):
     """Acero's hash join (left outer), keeping only the columns asked for."""
     from pyarrow import acero
@@ -397,7 +418,20 @@ def _left_join(left, right, keys, left_output, right_output):
             acero.Declaration("table_source", acero.TableSourceNodeOptions(right)),
         ],
     )
-    return plan.to_table()
+    return plan.to_table(use_threads=_THREADS)
+
+
+def _release() -> None:
+    """Hand the memory Arrow freed back to the operating system now.
+
+    Arrow's default allocator (mimalloc) keeps freed pages for a while before
+    returning them; between the large steps of :func:`rank_run` (reading,
+    joining, sorting) that delay adds up to tens of megabytes of peak memory.
+    The call takes about a millisecond.
+    """
+    import pyarrow as pa
+
+    pa.default_memory_pool().release_unused()
 
 
 def _group_starts(keys: np.ndarray) -> np.ndarray:
@@ -537,25 +571,26 @@ def rank_run(
     if columns is not None and not isinstance(columns, dict):
         raise TypeError(f"columns must be a dict canonical name -> yours, got {columns!r}")
     qt = qrels_table(qrels, columns=_only(columns, ("query_id", "doc_id", "relevance")))
+    _release()
     rt = run_table(run, columns=_only(columns, ("query_id", "doc_id", "score", "rank")))
-
-    q_qid, r_qid = _unify(qt.column("query_id"), rt.column("query_id"), "query")
-    q_doc, r_doc = _unify(qt.column("doc_id"), rt.column("doc_id"), "document")
+    _release()
 
     # queries: the qrels' ids, sorted (bytes order / numbers), and every row's code
-    queries = _sorted_unique(q_qid)
-    q_code = _codes(q_qid, queries)
-    encoded = pc.dictionary_encode(r_qid).combine_chunks()
-    r_code = _codes(encoded.dictionary, queries)[encoded.indices.to_numpy()]
+    q_values, q_index = _split(qt.column("query_id"))
+    r_values, r_index = _split(rt.column("query_id"))
+    q_values, r_values = _unify(q_values, r_values)
+    queries = _sorted_unique(q_values)
+    q_code = _codes(q_values, queries)[q_index]
+    r_code = _codes(r_values, queries)[r_index]
+    del q_index, r_index
     present = np.zeros(len(queries), dtype=bool)
     present[r_code[r_code >= 0]] = True
     if not present.any() and missing == "skip":  # nothing would be scored
         raise ValueError(
-            f"the run and the qrels have no query in common (run: {len(encoded.dictionary)} "
-            f"queries, e.g. {encoded.dictionary[:3].to_pylist()}; qrels: {len(queries)}, e.g. "
+            f"the run and the qrels have no query in common (run: {len(r_values)} "
+            f"queries, e.g. {r_values[:3].to_pylist()}; qrels: {len(queries)}, e.g. "
             f"{queries[:3].to_pylist()}); query ids are compared as exact strings"
         )
-    keep = np.flatnonzero(r_code >= 0)
 
     judged = qt.column("relevance").to_numpy().astype(np.float64, copy=True)
     if grades == "trec_eval":
@@ -563,6 +598,8 @@ def rank_run(
 
     # grades: one hash join (Acero) of the run's (query, document) pairs with the qrels'
     # (the query is matched by its code: an integer key is cheaper than the id's text)
+    q_doc, r_doc = _unify(qt.column("doc_id"), rt.column("doc_id"))
+    keep = np.flatnonzero(r_code >= 0)
     index = np.int32 if max(r_code.size, q_code.size) < 2**31 - 1 else np.int64
     at = (
         _match_integer_ids(q_code, q_doc, r_code, r_doc, keep)
@@ -591,6 +628,7 @@ def rank_run(
         at = pc.fill_null(joined.column("at"), -1).to_numpy()
         r_code = joined.column("q").to_numpy()
         del joined
+        _release()
     row_grades = np.where(at >= 0, judged[np.maximum(at, 0)], np.nan)
     del at
 
@@ -610,7 +648,8 @@ def rank_run(
     order = order.to_numpy(zero_copy_only=False, writable=True)
     if ties == "trec_eval" and order.size > 1:
         _by_doc_id_descending(order, r_code, scores, rows, r_doc)
-    del rows
+    del rows, rt, qt, r_doc, q_doc  # the ids are no longer needed: free them before the tail
+    _release()
     q_sorted = r_code[order]
     g_sorted = row_grades[order]
     s_sorted = scores[order]
