@@ -2,13 +2,17 @@
 """The book's two commands. Needs only Python 3.11+; everything else it installs.
 
     python3 tasks.py build   # set up, then execute every chapter and build _build/html
-    python3 tasks.py check   # set up, then lint, unit tests + doctests and nbval (side by
-                             # side), the PDF edition (when TeX is installed), the strict
-                             # build, and the built website's tests (files and a browser)
+    python3 tasks.py check   # set up, lint, then side by side: unit tests + doctests;
+                             # nbval and the PDF edition (when TeX is installed), then
+                             # the strict build, then the built website's tests
 
 Set-up is the same for both: a virtual environment in `.venv` with the pinned
 requirements and `rankeval` installed in editable mode. It is redone only when
 a requirements file or pyproject.toml changes (a stamp file records their hash).
+
+`check` starts each step as soon as the steps it needs have passed (CI has two cores;
+the unit tests need nothing, the strict build needs nbval's report and the PDF, the
+website's tests need the strict build) and prints each step's wall time and CPU time.
 
 `check` executes every chapter once: nbval executes it and proves that every stored
 output equals the fresh one, so the builds that follow render the stored outputs
@@ -26,6 +30,7 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
 import time
 import venv
 from pathlib import Path
@@ -53,48 +58,71 @@ PDF = ROOT / PDF_OUTPUT / "_build" / "latex" / "ranking-evaluation.pdf"
 SITE_TESTS = "tests/site"
 
 
+def wait(process: subprocess.Popen) -> tuple[int, float]:
+    """Exit code and CPU seconds (user + system, its waited-for children included)."""
+    if not hasattr(os, "wait4"):  # not POSIX: no resource usage
+        return process.wait(), float("nan")
+    _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = code = os.waitstatus_to_exitcode(status)
+    return code, usage.ru_utime + usage.ru_stime
+
+
 def run(step: str, *args: str | os.PathLike) -> None:
     """Run one step from the repository root; stop with its exit code on failure."""
     print(f"\n=== {step}", flush=True)
     start = time.perf_counter()
-    result = subprocess.run([str(a) for a in args], cwd=ROOT)
+    code, cpu = wait(subprocess.Popen([str(a) for a in args], cwd=ROOT))
     seconds = time.perf_counter() - start
-    if result.returncode != 0:
-        print(f"=== {step}: FAILED (exit {result.returncode}) after {seconds:.0f} s", flush=True)
-        sys.exit(result.returncode)
-    print(f"=== {step}: ok in {seconds:.0f} s", flush=True)
+    if code != 0:
+        print(f"=== {step}: FAILED (exit {code}) after {seconds:.0f} s", flush=True)
+        sys.exit(code)
+    print(f"=== {step}: ok in {seconds:.0f} s ({cpu:.0f} CPU-s)", flush=True)
 
 
-def run_side_by_side(steps: dict[str, list]) -> None:
-    """Run independent steps at the same time (CI has 2 cores); report each one in full."""
-    print(f"\n=== {' | '.join(steps)}: side by side", flush=True)
+def run_graph(steps: dict[str, tuple[list, list[str]]]) -> None:
+    """Run steps ``name -> (command, names of the steps it needs)`` as soon as what they
+    need has passed, side by side (CI has 2 cores); print each step's output in full
+    when it ends. A step whose prerequisite failed does not run."""
+    print(f"\n=== {' | '.join(steps)}: each as soon as what it needs has passed", flush=True)
     BUILD.mkdir(exist_ok=True)
-    started = {}
-    for step, args in steps.items():
-        log = open(BUILD / f"step-{len(started)}.log", "w+", encoding="utf-8")
-        process = subprocess.Popen([str(a) for a in args], cwd=ROOT, stdout=log,
-                                   stderr=subprocess.STDOUT)
-        started[step] = (process, log, time.perf_counter())
-    finished: dict[str, float] = {}
-    while len(finished) < len(started):  # note when each one ends, for its timing line
-        for step, (process, _, start) in started.items():
-            if step not in finished and process.poll() is not None:
-                finished[step] = time.perf_counter() - start
-        time.sleep(0.2)
-    failed = []
-    for step, (process, log, _) in started.items():
-        code = process.returncode
-        seconds = finished[step]
-        log.seek(0)
-        print(f"\n=== {step}", flush=True)
-        print(log.read(), end="", flush=True)
-        log.close()
-        verdict = "ok" if code == 0 else f"FAILED (exit {code})"
-        print(f"=== {step}: {verdict} in {seconds:.0f} s", flush=True)
-        if code != 0:
-            failed.append(code)
-    if failed:
-        sys.exit(failed[0])
+    done = {step: threading.Event() for step in steps}
+    codes: dict[str, int | None] = {}
+    lock = threading.Lock()
+
+    def one(number, step, args, needs):
+        for need in needs:
+            done[need].wait()
+        if any(codes[need] != 0 for need in needs):
+            codes[step] = None
+            with lock:
+                print(f"\n=== {step}: not run ({', '.join(needs)} failed)", flush=True)
+            done[step].set()
+            return
+        start = time.perf_counter()
+        with open(BUILD / f"step-{number}.log", "w+", encoding="utf-8") as log:
+            code, cpu = wait(subprocess.Popen([str(a) for a in args], cwd=ROOT, stdout=log,
+                                              stderr=subprocess.STDOUT))
+            seconds = time.perf_counter() - start
+            log.seek(0)
+            with lock:
+                print(f"\n=== {step}", flush=True)
+                print(log.read(), end="", flush=True)
+                verdict = "ok" if code == 0 else f"FAILED (exit {code})"
+                print(f"=== {step}: {verdict} in {seconds:.0f} s ({cpu:.0f} CPU-s; "
+                      f"started at {start - began:.0f} s)", flush=True)
+        codes[step] = code
+        done[step].set()
+
+    began = time.perf_counter()
+    threads = [threading.Thread(target=one, args=(number, step, args, needs))
+               for number, (step, (args, needs)) in enumerate(steps.items())]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    failed = [code for code in codes.values() if code]
+    if failed or None in codes.values():
+        sys.exit(failed[0] if failed else 1)
 
 
 def book_config(*, execute: bool) -> list[str]:
@@ -146,6 +174,18 @@ with open(target, "w", encoding="utf-8") as out:
 """
 
 
+# Run by the venv's Python: the LaTeX build, then a failure if it made no PDF.
+PDF_STEP = """
+import subprocess, sys
+from pathlib import Path
+jupyter_book, output, pdf, *config = sys.argv[1:]
+subprocess.run([jupyter_book, "build", ".", "--all", "--builder", "pdflatex",
+                "--path-output", output, *config], check=True)
+if not Path(pdf).is_file():
+    sys.exit(f"the LaTeX build made no {pdf}")
+"""
+
+
 def have_tex() -> bool:
     return all(shutil.which(tool) for tool in TEX_TOOLS)
 
@@ -184,35 +224,36 @@ def check() -> None:
     # nbval executes every chapter and proves each stored output equals the fresh one, so
     # every build below renders the stored outputs instead of executing them again.
     config = book_config(execute=False)
+    tests = "tests: rankeval unit tests and doctests"
+    nbval = "nbval: every stored output equals a fresh execution"
+    pdf = "pdf: the PDF edition (LaTeX builder, XeLaTeX)"
+    book = "book: strict build (warnings are errors; the outputs nbval checked)"
+    site = "site: the built website, as files and in headless Chromium"
     steps = {
-        "tests: rankeval unit tests and doctests": [PY, "-m", "pytest", "-q"],
-        "nbval: every stored output equals a fresh execution": [
-            PY, "-m", "pytest", "-q", "--nbval", "chapters",
-            "--nbval-sanitize-with", "tests/nbval_sanitize.cfg",
-            f"--junitxml={NBVAL_REPORT}",
-        ],
+        tests: ([PY, "-m", "pytest", "-q"], []),
+        nbval: ([PY, "-m", "pytest", "-q", "--nbval", "chapters",
+                 "--nbval-sanitize-with", "tests/nbval_sanitize.cfg",
+                 f"--junitxml={NBVAL_REPORT}"], []),
     }  # fmt: skip
     if have_tex():
-        steps["pdf: the PDF edition (LaTeX builder, XeLaTeX)"] = [
-            BIN / "jupyter-book", "build", ".", "--all", "--builder", "pdflatex",
-            "--path-output", PDF_OUTPUT, *config,
-        ]  # fmt: skip
+        # latexmk's XeLaTeX mode: the passes write .xdv and xdvipdfmx makes the PDF once,
+        # instead of every pass embedding the figures again (Sphinx's Makefile advises it).
+        # The step fails if no PDF came out.
+        os.environ.setdefault("LATEXMKOPTS", "-xelatex")
+        steps[pdf] = ([PY, "-c", PDF_STEP, BIN / "jupyter-book", PDF_OUTPUT, PDF, *config], [])
     else:
         message = ("no TeX (latexmk, xelatex), so no PDF edition; to build it, install "
                    f"the Debian packages {TEX_PACKAGES}")
         if os.environ.get("CI", "").strip().lower() in {"1", "true", "yes"}:
             sys.exit(f"=== pdf: FAILED: {message} (.ci/run installs them)")
         print(f"\n=== pdf: skipped: {message}", flush=True)
-    # Independent steps, each mostly on one core: side by side.
-    run_side_by_side(steps)
-    if have_tex() and not PDF.is_file():
-        sys.exit(f"=== pdf: FAILED: the LaTeX build made no {PDF}")
-    run("book: strict build (warnings are errors; the outputs nbval checked)",
-        BIN / "jupyter-book", *BOOK_BUILD, *config)
-    # On that build (not a second one): offline, complete, and working in Chromium.
-    # Without Chromium these tests skip, saying why; with CI=true they fail instead.
-    run("site: the built website, as files and in headless Chromium", PY, "-m", "pytest",
-        "-q", SITE_TESTS)
+    # The strict build renders what nbval checked (and shows its run times) and attaches
+    # the PDF; the website's tests read that build (not a second one): offline, complete,
+    # and working in Chromium. Without Chromium they skip, saying why; with CI=true they
+    # fail instead. The unit tests need nothing and run beside all of it.
+    steps[book] = ([BIN / "jupyter-book", *BOOK_BUILD, *config], [nbval] + [pdf] * have_tex())
+    steps[site] = ([PY, "-m", "pytest", "-q", SITE_TESTS], [book])
+    run_graph(steps)
     print("\nAll checks passed.")
 
 

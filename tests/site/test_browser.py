@@ -178,8 +178,8 @@ def server(site):
     thread.join(timeout=10)
 
 
-@pytest.fixture(scope="session")
-def driver(tmp_path_factory):
+def start_browser(profile):
+    """Headless Chromium driven by Selenium through Debian's ChromeDriver (skips if absent)."""
     paths = browser_paths()
     if paths is None:
         missing(
@@ -211,7 +211,7 @@ def driver(tmp_path_factory):
         # fails at once (and is still recorded by the performance log below).
         "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
         f"--window-size={WINDOW[0]},{WINDOW[1]}",
-        f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}",
+        f"--user-data-dir={profile}",
     ]:
         options.add_argument(flag)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
@@ -219,6 +219,20 @@ def driver(tmp_path_factory):
     browser = webdriver.Chrome(service=service, options=options)
     browser.set_page_load_timeout(60)
     browser.set_script_timeout(60)
+    return browser
+
+
+@pytest.fixture(scope="session")
+def driver(tmp_path_factory):
+    browser = start_browser(tmp_path_factory.mktemp("chromium-profile"))
+    yield browser
+    browser.quit()
+
+
+@pytest.fixture(scope="session")
+def second_driver(tmp_path_factory):
+    """A second browser: the pages are shared between two, one per core."""
+    browser = start_browser(tmp_path_factory.mktemp("chromium-profile"))
     yield browser
     browser.quit()
 
@@ -235,38 +249,51 @@ def requested_urls(browser) -> list[str]:
     return urls
 
 
-@pytest.fixture(scope="session")
-def visits(server, driver, pages) -> dict[str, Visit]:
-    """Open every page once; keep what the checks below need. Takes the screenshots."""
-    base, _ = server
-    shots = SHOTS
-    shots.mkdir(parents=True, exist_ok=True)
-    result = {}
-    for page in pages:
-        driver.get_log("browser"), requested_urls(driver)  # drop what came before
-        driver.get(base + page)
-        visit = Visit(page)
-        visit.state = driver.execute_async_script(PAGE_STATE_JS, WIDE_BLOCKS)
-        # the same page on a phone: the viewport narrows, the page is laid out again
-        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", PHONE)
-        visit.phone = driver.execute_async_script(PHONE_JS)
-        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
-        visit.console = driver.get_log("browser")
-        visit.requests = requested_urls(driver)
-        result[page] = visit
-        if page in SCREENSHOTS:
-            name, selector = SCREENSHOTS[page]
-            if selector:
-                driver.execute_script(
-                    "const e = document.querySelector(arguments[0]);"
-                    "if (e) { e.scrollIntoView({block: 'start'}); window.scrollBy(0, -70); }",
-                    selector,
-                )
-                time.sleep(0.3)
-            driver.save_screenshot(str(shots / name))
-            if os.environ.get("UPDATE_SCREENSHOTS") == "1":
-                shutil.copy(shots / name, ROOT / "screenshots" / name)
+def visit(driver, base: str, page: str) -> Visit:
+    """Open one page as a reader would; record what the checks need; take its screenshot."""
+    driver.get_log("browser"), requested_urls(driver)  # drop what came before
+    driver.get(base + page)
+    result = Visit(page)
+    result.state = driver.execute_async_script(PAGE_STATE_JS, WIDE_BLOCKS)
+    if page in SCREENSHOTS:
+        name, selector = SCREENSHOTS[page]
+        if selector:
+            driver.execute_script(
+                "const e = document.querySelector(arguments[0]);"
+                "if (e) { e.scrollIntoView({block: 'start'}); window.scrollBy(0, -70); }",
+                selector,
+            )
+            time.sleep(0.3)
+        driver.save_screenshot(str(SHOTS / name))
+        if os.environ.get("UPDATE_SCREENSHOTS") == "1":
+            shutil.copy(SHOTS / name, ROOT / "screenshots" / name)
+    # the same page on a phone: the viewport narrows, the page is laid out again
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", PHONE)
+    result.phone = driver.execute_async_script(PHONE_JS)
+    result.console = driver.get_log("browser")
+    result.requests = requested_urls(driver)
+    # back to the desktop width on an empty page: laying the book page out again at
+    # 1300 px would cost as much as loading it
+    driver.get("about:blank")
+    driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
     return result
+
+
+@pytest.fixture(scope="session")
+def visits(server, driver, second_driver, pages) -> dict[str, Visit]:
+    """Open every page once, the pages shared between two browsers (one per core)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    base, _ = server
+    SHOTS.mkdir(parents=True, exist_ok=True)
+
+    def walk(browser, share):
+        return [visit(browser, base, page) for page in share]
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        shares = [pool.submit(walk, driver, pages[0::2]),
+                  pool.submit(walk, second_driver, pages[1::2])]
+        return {v.page: v for share in shares for v in share.result()}
 
 
 def test_every_page_was_visited(visits, pages):
