@@ -90,28 +90,34 @@ def run_graph(steps: dict[str, tuple[list, list[str]]]) -> None:
     lock = threading.Lock()
 
     def one(number, step, args, needs):
-        for need in needs:
-            done[need].wait()
-        if any(codes[need] != 0 for need in needs):
-            codes[step] = None
+        code = None  # not run
+        try:
+            for need in needs:
+                done[need].wait()
+            if any(codes.get(need) != 0 for need in needs):
+                with lock:
+                    print(f"\n=== {step}: not run ({', '.join(needs)} failed)", flush=True)
+                return
+            code = 1  # until the step has run and reported
+            start = time.perf_counter()
+            path = BUILD / f"step-{number}.log"
+            with open(path, "w+", encoding="utf-8", errors="replace") as log:
+                code, cpu = wait(subprocess.Popen([str(a) for a in args], cwd=ROOT,
+                                                  stdout=log, stderr=subprocess.STDOUT))
+                seconds = time.perf_counter() - start
+                log.seek(0)
+                with lock:
+                    print(f"\n=== {step}", flush=True)
+                    print(log.read(), end="", flush=True)
+                    verdict = "ok" if code == 0 else f"FAILED (exit {code})"
+                    print(f"=== {step}: {verdict} in {seconds:.0f} s ({cpu:.0f} CPU-s; "
+                          f"started at {start - began:.0f} s)", flush=True)
+        except Exception as error:  # a step that cannot start or report fails, loudly
             with lock:
-                print(f"\n=== {step}: not run ({', '.join(needs)} failed)", flush=True)
+                print(f"\n=== {step}: FAILED ({type(error).__name__}: {error})", flush=True)
+        finally:  # whatever happened, the steps that wait for this one go on
+            codes[step] = code
             done[step].set()
-            return
-        start = time.perf_counter()
-        with open(BUILD / f"step-{number}.log", "w+", encoding="utf-8") as log:
-            code, cpu = wait(subprocess.Popen([str(a) for a in args], cwd=ROOT, stdout=log,
-                                              stderr=subprocess.STDOUT))
-            seconds = time.perf_counter() - start
-            log.seek(0)
-            with lock:
-                print(f"\n=== {step}", flush=True)
-                print(log.read(), end="", flush=True)
-                verdict = "ok" if code == 0 else f"FAILED (exit {code})"
-                print(f"=== {step}: {verdict} in {seconds:.0f} s ({cpu:.0f} CPU-s; "
-                      f"started at {start - began:.0f} s)", flush=True)
-        codes[step] = code
-        done[step].set()
 
     began = time.perf_counter()
     threads = [threading.Thread(target=one, args=(number, step, args, needs))
@@ -121,7 +127,7 @@ def run_graph(steps: dict[str, tuple[list, list[str]]]) -> None:
     for thread in threads:
         thread.join()
     failed = [code for code in codes.values() if code]
-    if failed or None in codes.values():
+    if failed or len(codes) < len(steps) or None in codes.values():
         sys.exit(failed[0] if failed else 1)
 
 

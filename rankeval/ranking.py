@@ -399,9 +399,6 @@ def _match_integer_ids(q_code, q_doc, r_code, r_doc, keep):
     return _codes(pa.array(r_keys), pa.array(q_keys))
 
 
-_THREADS = True
-
-
 def _left_join(left, right, keys, left_output, right_output):
     """Acero's hash join (left outer), keeping only the columns asked for."""
     from pyarrow import acero
@@ -418,7 +415,7 @@ def _left_join(left, right, keys, left_output, right_output):
             acero.Declaration("table_source", acero.TableSourceNodeOptions(right)),
         ],
     )
-    return plan.to_table(use_threads=_THREADS)
+    return plan.to_table()
 
 
 def _release() -> None:
