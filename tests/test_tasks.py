@@ -1,0 +1,88 @@
+"""tasks.py's step graph: a failing step fails `check`, and what needs it does not run.
+
+`python3 tasks.py check` runs its steps with `run_graph`, each in a thread. A step that
+exits non-zero, cannot start at all, or prints bytes that are not UTF-8 must make the
+whole command exit non-zero, and no step that needs it may run (nor wait for it
+forever): otherwise a broken step would let `check` pass or hang.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def tasks(tmp_path, monkeypatch):
+    spec = importlib.util.spec_from_file_location("book_tasks", ROOT / "tasks.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    monkeypatch.setattr(module, "BUILD", tmp_path)  # the step logs go here
+    return module
+
+
+def step(code: str, needs=()):
+    return [sys.executable, "-c", code], list(needs)
+
+
+def test_steps_that_pass_run_in_order_of_their_needs(tasks, tmp_path, capsys):
+    marker = tmp_path / "first.txt"
+    tasks.run_graph({
+        "first": step(f"open({str(marker)!r}, 'w').write('done')"),
+        "second": step(f"assert open({str(marker)!r}).read() == 'done'", ["first"]),
+    })  # fmt: skip
+    out = capsys.readouterr().out
+    assert "=== first: ok" in out and "=== second: ok" in out
+
+
+def test_a_failing_step_fails_the_graph_and_its_dependents_do_not_run(tasks, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        tasks.run_graph({
+            "broken": step("raise SystemExit(3)"),
+            "after": step("print('should not run')", ["broken"]),
+            "beside": step("pass"),
+        })  # fmt: skip
+    assert exit_.value.code == 3
+    out = capsys.readouterr().out
+    assert "=== broken: FAILED (exit 3)" in out
+    assert "=== after: not run (broken failed)" in out
+    assert "should not run" not in out
+    assert "=== beside: ok" in out
+
+
+def test_a_step_that_cannot_start_fails_instead_of_hanging(tasks, capsys):
+    import threading
+
+    outcome = {}
+
+    def graph():
+        try:
+            tasks.run_graph({
+                "missing": (["/nonexistent/program"], []),
+                "after": step("pass", ["missing"]),
+            })  # fmt: skip
+            outcome["exit"] = 0
+        except SystemExit as exit_:
+            outcome["exit"] = exit_.code
+
+    runner = threading.Thread(target=graph, daemon=True)
+    runner.start()
+    runner.join(timeout=30)
+    assert not runner.is_alive(), "run_graph hangs when a step cannot start"
+    assert outcome["exit"] not in (0, None)
+    out = capsys.readouterr().out
+    assert "=== missing: FAILED (FileNotFoundError" in out
+    assert "=== after: not run" in out
+
+
+def test_output_that_is_not_utf8_is_shown_and_the_exit_code_kept(tasks, capsys):
+    code = "import sys; sys.stdout.buffer.write(b'TeX \\xff\\n'); sys.exit(4)"
+    with pytest.raises(SystemExit) as exit_:
+        tasks.run_graph({"latex": step(code)})
+    assert exit_.value.code == 4
+    assert "=== latex: FAILED (exit 4)" in capsys.readouterr().out
