@@ -117,6 +117,14 @@ def as_batch(relevance, name: str = "relevance") -> Batch:
     non-negative numbers; booleans count as 0/1. Every ranking must hold at
     least one item.
     """
+    return _to_batch(relevance, name, judged=False)
+
+
+def _to_batch(relevance, name: str, *, judged: bool) -> Batch:
+    """The checks and the padding shared by :func:`as_batch` and
+    :func:`as_judged_batch`; ``judged`` lets NaN and negative grades through
+    (:func:`_judged_numeric`) and pads with NaN instead of 0."""
+    numeric = _judged_numeric if judged else _numeric
     relevance = _frame_values(relevance)
     if isinstance(relevance, (str, bytes)):
         raise TypeError(f"{name} must be a sequence of numeric grades, got a string")
@@ -131,13 +139,12 @@ def as_batch(relevance, name: str = "relevance") -> Batch:
         )
 
     if isinstance(relevance, np.ndarray) and relevance.dtype.kind != "O":
-        arr = relevance
-        if arr.ndim == 1:
-            return _single(_numeric(arr, name), name)
-        if arr.ndim == 2:
-            return _matrix(_numeric(arr, name), name)
+        if relevance.ndim == 1:
+            return _single(numeric(relevance, name), name)
+        if relevance.ndim == 2:
+            return _matrix(numeric(relevance, name), name)
         raise ValueError(
-            f"{name} must be 1-D (one query) or 2-D (many queries), got {arr.ndim}-D"
+            f"{name} must be 1-D (one query) or 2-D (many queries), got {relevance.ndim}-D"
         )
 
     try:
@@ -154,9 +161,11 @@ def as_batch(relevance, name: str = "relevance") -> Batch:
             f"{name} must contain numbers (relevance grades), got {strings[0]!r}; "
             "to turn item ids into grades use rankeval.relevance_vector"
         )
-    scalars = [_is_scalar(x) for x in items]
+    # a None among judged grades is a scalar, which _judged_numeric then names
+    scalars = [(judged and x is None) or _is_scalar(x) for x in items]
     if all(scalars):
-        return _single(_numeric(np.asarray(items), name), name)
+        flat = np.asarray(items, dtype=object) if judged else np.asarray(items)
+        return _single(numeric(flat, name), name)
     if any(scalars):
         raise TypeError(
             f"{name} mixes numbers and sequences: pass one ranking (a flat list of "
@@ -164,8 +173,11 @@ def as_batch(relevance, name: str = "relevance") -> Batch:
         )
     rows = _rows(items, name)
     lengths = np.array([r.size for r in rows], dtype=np.int64)
-    flat = _numeric(np.concatenate(rows), name)
-    grades = np.zeros((len(rows), int(lengths.max())))
+    if judged:  # each ranking checked on its own, so that a message names it
+        flat = np.concatenate([numeric(r, f"{name}[{i}]") for i, r in enumerate(rows)])
+    else:
+        flat = numeric(np.concatenate(rows), name)
+    grades = np.full((len(rows), int(lengths.max())), np.nan if judged else 0.0)
     grades[np.arange(grades.shape[1]) < lengths[:, None]] = flat
     return Batch(grades, lengths, False)
 
@@ -350,40 +362,7 @@ def as_judged_batch(relevance, name: str = "relevance") -> Batch:
     infinite grades are refused. A ragged batch is padded with NaN; kernels read
     ``lengths`` for the true length of each ranking.
     """
-    relevance = _frame_values(relevance)
-    if isinstance(relevance, (str, bytes, set, frozenset, dict)) or _is_scalar(relevance):
-        as_batch(relevance, name)  # raises the shared, explicit TypeError
-    if isinstance(relevance, np.ndarray) and relevance.dtype.kind != "O":
-        if relevance.ndim == 1:
-            return _single(_judged_numeric(relevance, name), name)
-        if relevance.ndim == 2:
-            return _matrix(_judged_numeric(relevance, name), name)
-        raise ValueError(
-            f"{name} must be 1-D (one query) or 2-D (many queries), got {relevance.ndim}-D"
-        )
-    try:
-        items = list(relevance)
-    except TypeError:
-        raise TypeError(
-            f"{name} must be a sequence of grades, got {type(relevance).__name__}"
-        ) from None
-    if not items:
-        raise ValueError(f"{name} is empty: a ranking needs at least one item")
-    if any(isinstance(x, (str, bytes)) for x in items):
-        as_batch(items, name)  # raises the shared TypeError naming the string
-    scalars = [x is None or _is_scalar(x) for x in items]
-    if all(scalars):
-        return _single(_judged_numeric(np.asarray(items, dtype=object), name), name)
-    if any(scalars):
-        raise TypeError(
-            f"{name} mixes numbers and sequences: pass one ranking (a flat list of "
-            "grades) or a list of rankings"
-        )
-    rows = [_judged_numeric(r, f"{name}[{i}]") for i, r in enumerate(_rows(items, name))]
-    lengths = np.array([r.size for r in rows], dtype=np.int64)
-    grades = np.full((len(rows), int(lengths.max())), np.nan)
-    grades[np.arange(grades.shape[1]) < lengths[:, None]] = np.concatenate(rows)
-    return Batch(grades, lengths, False)
+    return _to_batch(relevance, name, judged=True)
 
 
 def check_count(value, found: np.ndarray, batch: Batch, name: str, what: str) -> np.ndarray:

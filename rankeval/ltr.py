@@ -44,7 +44,13 @@ import numbers
 import numpy as np
 
 from ._validation import check_threshold
-from .measures import Measure, parse_measure, parse_measures
+from .measures import (
+    Measure,
+    check_tie_averaging,
+    parse_measure,
+    parse_measures,
+    score_ranked,
+)
 from .ranking import RankedRun
 
 __all__ = ["evaluate_groups", "weighted_mean", "CONVENTIONS"]
@@ -58,7 +64,6 @@ CONVENTIONS = {
 }
 _MAX_LABEL = {"lightgbm": 30, "xgboost": 31}  # the libraries' limits with 2^l - 1
 _GAIN_MEASURES = ("nDCG", "DCG")  # measures with a gain parameter
-_AVERAGE_OK = ("nDCG", "DCG")  # measures defined for tie-averaged gains
 _RAW = ("DCG", "Hits")  # not in [0, 1]: no_relevant leaves them alone
 _CELL_BUDGET = 1 << 24  # cells of one padded (queries x depth) matrix per block
 _SORT_CELLS = 1 << 21  # cells of one padded matrix of scores to sort
@@ -484,12 +489,7 @@ def evaluate_groups(
     (codes, ids, sizes), index_name = _groups(group, y.size, group_kind)
     parsed, names = _measures(measures, gain, y)
     if ties == "average":
-        bad = [str(m) for m in parsed if m.name not in _AVERAGE_OK]
-        if bad:
-            raise ValueError(
-                f"ties='average' (scikit-learn's tie-averaged gains) is defined for nDCG "
-                f"and DCG only, not for {', '.join(bad)}"
-            )
+        check_tie_averaging(parsed)
     w = _weights(weights, row_weights, codes, ids, y.size)
 
     order = _rank_rows(codes, s, len(ids))
@@ -514,12 +514,7 @@ def evaluate_groups(
         _judged=grades,  # every row of a query is judged: its labels are the ideal list
         _judged_offsets=offsets,
     )
-    values = {}
-    for m in parsed:
-        values[m] = np.empty(len(ranked), dtype=np.int64 if m.declaration.integer else np.float64)
-    for where, block in ranked.chunks(_CELL_BUDGET):
-        for m in parsed:
-            values[m][where] = m.score(block, t)
+    values = score_ranked(parsed, ranked, t, _CELL_BUDGET)
     if no_relevant is not None:
         empty = ranked.n_relevant(t) == 0
         if empty.any():

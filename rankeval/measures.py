@@ -969,6 +969,39 @@ def parse_measures(measures) -> list:
     return list(dict.fromkeys(parse_measure(m) for m in items))
 
 
+# --- scoring a ranked run -----------------------------------------------------------------
+
+TIE_AVERAGED = ("nDCG", "DCG")  # the measures defined for tie-averaged gains
+
+
+def check_tie_averaging(measures, advice: str = "") -> None:
+    """Refuse ``ties="average"`` for a measure other than nDCG and DCG (``advice`` is
+    added to the message)."""
+    bad = [str(m) for m in measures if m.name not in TIE_AVERAGED]
+    if bad:
+        raise ValueError(
+            f"ties='average' (scikit-learn's tie-averaged gains) is defined for nDCG "
+            f"and DCG only, not for {', '.join(bad)}{advice}"
+        )
+
+
+def score_ranked(measures, ranked, threshold: float, max_cells: int) -> dict:
+    """Every measure's value for every query of a RankedRun, ``{measure: array}``.
+
+    The queries are scored block by block (``ranked.chunks(max_cells)``), so that no
+    padded grade matrix holds more than ``max_cells`` cells; int64 for the counts,
+    float64 otherwise.
+    """
+    values = {
+        m: np.empty(len(ranked), dtype=np.int64 if m.declaration.integer else np.float64)
+        for m in measures
+    }
+    for where, block in ranked.chunks(max_cells):
+        for m in measures:
+            values[m][where] = m.score(block, threshold)
+    return values
+
+
 # --- trec_eval's -m syntax --------------------------------------------------------------
 
 _CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)

@@ -423,8 +423,8 @@ def _release() -> None:
 
     Arrow's default allocator (mimalloc) keeps freed pages for a while before
     returning them; between the large steps of :func:`rank_run` (reading,
-    joining, sorting) that delay adds up to tens of megabytes of peak memory.
-    The call takes about a millisecond.
+    joining, sorting) that delay raises the peak memory of a large run (the
+    ``peak MB`` column of ``benchmarks/bench_runs.py``). It changes no value.
     """
     import pyarrow as pa
 

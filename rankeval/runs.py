@@ -14,12 +14,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from .measures import Measure, parse_measure, parse_measures
+from .measures import (
+    Measure,
+    check_tie_averaging,
+    parse_measure,
+    parse_measures,
+    score_ranked,
+)
 from .ranking import rank_run
 
 __all__ = ["evaluate", "aggregate"]
 
-_AVERAGE_OK = ("nDCG", "DCG")  # measures defined for tie-averaged gains
 _CELL_BUDGET = 1 << 24  # cells of one padded (queries x depth) matrix per block
 
 
@@ -169,22 +174,14 @@ def evaluate(
     parsed = parse_measures(items)
     labels = _labels(items, parsed)
     if ties == "average":
-        bad = [str(m) for m in parsed if m.name not in _AVERAGE_OK]
-        if bad:
-            raise ValueError(
-                f"ties='average' (scikit-learn's tie-averaged gains) is defined for nDCG "
-                f"and DCG only, not for {', '.join(bad)}; evaluate those with "
-                "ties='trec_eval' or ties='input' in a separate call"
-            )
+        check_tie_averaging(
+            parsed, "; evaluate those with ties='trec_eval' or ties='input' in a separate call"
+        )
     ranked = rank_run(
         qrels, run, threshold=threshold, ties=ties, judged_only=judged_only,
         missing=missing, ideal=ideal, score_precision=score_precision, grades=grades,
         max_docs=max_docs, columns=columns,
     )  # fmt: skip
-    values = {}
-    for m in parsed:
-        d = m.declaration
-        values[m] = np.empty(len(ranked), dtype=np.int64 if d.integer else np.float64)
     empty = np.flatnonzero(ranked.lengths == 0)
     if empty.size:
         undefined = [str(m) for m in parsed if m.lower_is_better and m.cutoff is None]
@@ -195,9 +192,7 @@ def evaluate(
                 "(missing='zero' or judged_only=True); give a cut-off, e.g. "
                 f"{undefined[0]}@1000, so that it scores k + 1"
             )
-    for where, block in ranked.chunks(_CELL_BUDGET):
-        for m in parsed:
-            values[m][where] = m.score(block, ranked.threshold)
+    values = score_ranked(parsed, ranked, ranked.threshold, _CELL_BUDGET)
 
     import pandas as pd
 

@@ -42,7 +42,7 @@ WINDOW = (1300, 1000)
 # The phone: a 400 px wide layout viewport (CSS pixels), the width a phone's browser lays
 # the page out in (the theme's viewport tag says width=device-width). Not Chrome's
 # "mobile" emulation: that zooms out until a too-wide page fits, so window.innerWidth
-# grows with the page and an overflow could never be seen (and it costs twice the time).
+# grows with the page and an overflow could never be seen.
 PHONE = {"width": 400, "height": 800, "deviceScaleFactor": 1, "mobile": False}
 # Blocks that must fit the content column at 1300 px: outputs (text and HTML tables),
 # code, and every table. "Fit" means: not wider than the column, and not scrolling inside.
