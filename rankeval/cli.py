@@ -308,22 +308,6 @@ def _parse_args(argv):
 # ------------------------------------------------------------------ inputs ---
 
 
-def _open_bytes(path):
-    import bz2
-    import gzip
-    import lzma
-
-    with open(path, "rb") as f:
-        head = f.read(6)
-    if head.startswith(b"\x1f\x8b"):
-        return gzip.open(path, "rb")
-    if head.startswith(b"BZh"):
-        return bz2.open(path, "rb")
-    if head.startswith(b"\xfd7zXZ"):
-        return lzma.open(path, "rb")
-    return open(path, "rb")
-
-
 def _tag_of(first_lines: bytes) -> str | None:
     for raw in first_lines.splitlines():
         fields = raw.decode("utf-8", "replace").lstrip("\ufeff").split()
@@ -334,13 +318,26 @@ def _tag_of(first_lines: bytes) -> str | None:
 
 def _run_tag(source) -> str | None:
     """The tag (6th field) of a run's first line, as trec_eval's runid; None if unknown."""
+    from .trec import _Input  # the reader's own opening: compression, BOM, errors
+
     if isinstance(source, io.BytesIO):
         return _tag_of(source.getvalue()[:65536])
     try:
-        with _open_bytes(source) as f:
-            return _tag_of(f.read(65536))
+        return _tag_of(_Input(source, "run").head())
     except (OSError, EOFError, ValueError):
         return None  # the reader will report the problem with the file
+
+
+def _once(path):
+    """A path named on the command line, readable twice (for its tag, then its data): a
+    regular file stays a path; a pipe (``<(zcat run.gz)``, a FIFO) is read into memory
+    once, under its own name."""
+    if path == "-" or os.path.isfile(path) or not os.path.exists(path):
+        return path  # missing paths: the reader says so
+    with open(path, "rb") as f:
+        buffer = io.BytesIO(f.read())
+    buffer.name = path
+    return buffer
 
 
 def _read_stdin():
@@ -569,7 +566,7 @@ def _run(argv) -> int:
         qrels_path, run_paths = args.files[0], args.files[1:]
         stdin = _read_stdin() if "-" in args.files else None
         qrels = _load_qrels(stdin if qrels_path == "-" else qrels_path)
-        sources = [stdin if p == "-" else p for p in run_paths]
+        sources = [stdin if p == "-" else _once(p) for p in run_paths]
         tags = [_run_tag(s) for s in sources]
         names = [p if p != "-" else "<stdin>" for p in run_paths]
         if None not in tags and len(set(tags)) == len(tags):

@@ -541,6 +541,31 @@ def test_run_or_qrels_from_stdin(files):
     assert ok("-", files[1], "-q", "-m", "AP", "-m", "runid", stdin=QRELS) == expected
 
 
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "mkfifo"), reason="named pipes are POSIX")
+def test_runs_and_qrels_from_named_pipes(files, tmp_path):
+    # `rankeval <(zcat qrels.gz) <(zcat run.gz)`: each path is a pipe, readable once
+    import os
+    import threading
+
+    expected = ok(*files, "-q", "-m", "AP", "-m", "runid")
+    pipes = []
+    for name, text in (("qrels.pipe", QRELS), ("run.pipe", RUN)):
+        path = tmp_path / name
+        os.mkfifo(path)
+
+        def feed(path=path, text=text):
+            with open(path, "w") as f:  # blocks until the command opens the pipe
+                f.write(text)
+
+        threading.Thread(target=feed, daemon=True).start()
+        pipes.append(path)
+    # in a subprocess with a time limit: a reader that opened a pipe twice would wait
+    # for a second writer forever
+    result = run_module(*pipes, "-q", "-m", "AP", "-m", "runid")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == expected
+
 # ------------------------------------------------------ property: CLI = library ---
 
 _ids = st.sampled_from(["a", "b", "c", "d10", "d9", "é"])
