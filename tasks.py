@@ -11,8 +11,10 @@ requirements and `rankeval` installed in editable mode. It is redone only when
 a requirements file or pyproject.toml changes (a stamp file records their hash).
 
 `check` starts each step as soon as the steps it needs have passed (CI has two cores;
-the unit tests need nothing, the strict build needs nbval's report and the PDF, the
-website's tests need the strict build) and prints each step's wall time and CPU time.
+the unit tests need nothing, the strict build needs nbval's report, the website's tests
+need the strict build with the PDF attached) and prints each step's wall time and CPU
+time. nbval and the unit tests each run in two worker processes (pytest-xdist); the unit
+tests, on no other step's path, at a lower CPU priority.
 
 `check` executes every chapter once: nbval executes it and proves that every stored
 output equals the fresh one, so the builds that follow render the stored outputs
@@ -56,6 +58,10 @@ PDF_OUTPUT = "_build/pdf"
 PDF = ROOT / PDF_OUTPUT / "_build" / "latex" / "ranking-evaluation.pdf"
 # Tests of the built website (_build/html): never collected by the plain unit-test run.
 SITE_TESTS = "tests/site"
+# The unit tests are on no other step's path: `check` runs them at a lower CPU priority
+# (POSIX `nice`), so that nbval -> strict build -> website tests, the longest chain of
+# steps, gets the cores first; the unit tests take what that chain leaves.
+NICE = ["nice", "-n", "4"] if shutil.which("nice") else []
 
 
 def wait(process: subprocess.Popen) -> tuple[int, float]:
@@ -148,7 +154,8 @@ def book_config(*, execute: bool) -> list[str]:
     subprocess.run(
         [PY, "-c", GENERATE_CONFIG, ROOT / "_config.yml", target,
          "force" if execute else "off", repository,
-         os.environ.get("BOOK_BRANCH", "main"), NBVAL_REPORT, PDF.relative_to(ROOT)],
+         os.environ.get("BOOK_BRANCH", "main"), NBVAL_REPORT, PDF.relative_to(ROOT),
+         "later" if have_tex() else "none"],
         check=True, cwd=ROOT,
     )  # fmt: skip
     return ["--config", str(target)]
@@ -158,7 +165,7 @@ def book_config(*, execute: bool) -> list[str]:
 GENERATE_CONFIG = """
 import sys, yaml
 from pathlib import Path
-source, target, execute, repository, branch, report, pdf = sys.argv[1:8]
+source, target, execute, repository, branch, report, pdf, pdf_mode = sys.argv[1:9]
 config = yaml.safe_load(open(source, encoding="utf-8"))
 # jupyter-book finds local extensions relative to the config file: make them absolute
 extensions = config["sphinx"]["local_extensions"]
@@ -168,6 +175,8 @@ if execute == "off":
     config["execute"]["execute_notebooks"] = "off"
     config["sphinx"]["config"]["nbval_report"] = report
     config["sphinx"]["config"]["book_pdf"] = pdf
+    # the PDF is built beside the website and attached to it afterwards (ATTACH_PDF)
+    config["sphinx"]["config"]["book_pdf_attached_later"] = pdf_mode == "later"
 if repository:
     config["repository"] = {"url": "https://github.com/" + repository,
                             "branch": branch, "path_to_book": ""}
@@ -189,6 +198,18 @@ subprocess.run([jupyter_book, "build", ".", "--all", "--builder", "pdflatex",
                 "--path-output", output, *config], check=True)
 if not Path(pdf).is_file():
     sys.exit(f"the LaTeX build made no {pdf}")
+"""
+
+
+# Run by the venv's Python: the PDF the website's pages link, copied in once both are built.
+ATTACH_PDF = """
+import shutil, sys
+from pathlib import Path
+pdf, target = map(Path, sys.argv[1:])
+if not pdf.is_file():
+    sys.exit(f"no PDF edition at {pdf}")
+shutil.copy2(pdf, target)
+print(f"{pdf} -> {target}")
 """
 
 
@@ -233,11 +254,13 @@ def check() -> None:
     tests = "tests: rankeval unit tests and doctests"
     nbval = "nbval: every stored output equals a fresh execution"
     pdf = "pdf: the PDF edition (LaTeX builder, XeLaTeX)"
+    attach = "attach: the PDF edition into the website the pages link it from"
     book = "book: strict build (warnings are errors; the outputs nbval checked)"
     site = "site: the built website, as files and in headless Chromium"
     steps = {
-        tests: ([PY, "-m", "pytest", "-q"], []),
-        nbval: ([PY, "-m", "pytest", "-q", "--nbval", "chapters",
+        tests: ([*NICE, PY, "-m", "pytest", "-q", "-n", "2"], []),
+        nbval: ([PY, "-m", "pytest", "-q", "-n", "2", "--dist", "loadfile",
+                 "--nbval", "chapters",
                  "--nbval-sanitize-with", "tests/nbval_sanitize.cfg",
                  f"--junitxml={NBVAL_REPORT}"], []),
     }  # fmt: skip
@@ -253,12 +276,17 @@ def check() -> None:
         if os.environ.get("CI", "").strip().lower() in {"1", "true", "yes"}:
             sys.exit(f"=== pdf: FAILED: {message} (.ci/run installs them)")
         print(f"\n=== pdf: skipped: {message}", flush=True)
-    # The strict build renders what nbval checked (and shows its run times) and attaches
-    # the PDF; the website's tests read that build (not a second one): offline, complete,
-    # and working in Chromium. Without Chromium they skip, saying why; with CI=true they
-    # fail instead. The unit tests need nothing and run beside all of it.
-    steps[book] = ([BIN / "jupyter-book", *BOOK_BUILD, *config], [nbval] + [pdf] * have_tex())
-    steps[site] = ([PY, "-m", "pytest", "-q", SITE_TESTS], [book])
+    # The strict build renders what nbval checked (and shows its run times); its pages
+    # link the PDF, which is copied in when both are built (the LaTeX build need not hold
+    # up the strict build). The website's tests read that build (not a second one):
+    # offline, complete (every link, the PDF's too, resolves), and working in Chromium.
+    # Without Chromium they skip, saying why; with CI=true they fail instead. The unit
+    # tests need nothing and run beside all of it.
+    steps[book] = ([BIN / "jupyter-book", *BOOK_BUILD, *config], [nbval])
+    if have_tex():
+        downloads = BUILD / "html" / "_downloads" / PDF.name
+        steps[attach] = ([PY, "-c", ATTACH_PDF, PDF, downloads], [pdf, book])
+    steps[site] = ([PY, "-m", "pytest", "-q", SITE_TESTS], [attach if have_tex() else book])
     run_graph(steps)
     print("\nAll checks passed.")
 

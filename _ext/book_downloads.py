@@ -11,7 +11,10 @@ At the start of an HTML build this extension puts into ``_build/html/_downloads/
   and a README with the commands below;
 * the PDF edition, when a LaTeX build made it before: ``book_pdf``, by default
   ``_build/latex/ranking-evaluation.pdf``, where ``jupyter-book build . --builder
-  pdflatex`` puts it (``tasks.py check`` builds it elsewhere and says where).
+  pdflatex`` puts it. ``tasks.py check`` builds the PDF beside this build and sets
+  ``book_pdf_attached_later = True``: the pages then link the PDF, and tasks.py copies
+  it into ``_downloads/`` when the LaTeX build is done, before the website's tests
+  (which fail if the linked file is not there).
 
 Under the title of the landing page and of every chapter it adds a three-line
 "Run it locally" box that links those files. Links are plain relative links to files of
@@ -110,7 +113,9 @@ def prepare(app: Sphinx) -> None:
     wheel = build_wheel(root, target)
     files = {"wheel": wheel.name, "zip": build_zip(root, target, notebooks, wheel).name}
     pdf = root / app.config.book_pdf
-    if pdf.is_file():
+    if app.config.book_pdf_attached_later:
+        files["pdf"] = PDF_NAME  # linked now; tasks.py check copies the file in
+    elif pdf.is_file():
         shutil.copy2(pdf, target / PDF_NAME)
         files["pdf"] = PDF_NAME
     else:
@@ -180,6 +185,7 @@ def add_box(app: Sphinx, doctree: nodes.document, docname: str) -> None:
 
 def setup(app: Sphinx) -> dict:
     app.add_config_value("book_pdf", f"_build/latex/{PDF_NAME}", "env")
+    app.add_config_value("book_pdf_attached_later", False, "env")
     app.connect("builder-inited", prepare)
     app.connect("doctree-resolved", add_box)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
