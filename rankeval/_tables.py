@@ -312,14 +312,17 @@ def first_duplicate(table: pa.Table):
         piece = docs.slice(start, stop - start)
         if isinstance(piece, pa.ChunkedArray):
             piece = piece.combine_chunks()
-        if len(pc.unique(piece)) < len(piece):  # some document id occurs twice here
-            encoded = pc.dictionary_encode(piece)
+        encoded = pc.dictionary_encode(piece)
+        if len(encoded.dictionary) < len(piece):  # some document id occurs twice here
+            # ... within one query, or in two queries (common: an item many users see)
             local = encoded.indices.to_numpy().astype(np.int64)
             inner = bounds[np.searchsorted(bounds, start) : np.searchsorted(bounds, stop, "right")]
             inner = inner - start
             segment = np.repeat(np.arange(len(inner) - 1, dtype=np.int64), np.diff(inner))
             key = segment * len(encoded.dictionary) + local
-            pairs.extend(_repeated(key, start))
+            ordered = np.sort(key)
+            if (ordered[1:] == ordered[:-1]).any():  # a (query, document) pair twice
+                pairs.extend(_repeated(key, start))
         start = stop
     if not pairs:
         return None
