@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
-"""The book's two commands. Needs only Python 3.11+; everything else it installs.
+"""The book's two commands (and the launch copies). Needs only Python 3.11+; everything
+else it installs.
 
     python3 tasks.py build   # set up, then execute every chapter and build _build/html
     python3 tasks.py check   # set up, lint, then side by side: unit tests + doctests;
                              # nbval and the PDF edition (when TeX is installed), then
                              # the strict build, then the built website's tests
+    python3 tasks.py launch-copies  # _build/launch: the tracked files, a Colab set-up
+                             # cell first in every chapter (_ext/launch_copies.py)
 
 Set-up is the same for both: a virtual environment in `.venv` with the pinned
 requirements and `rankeval` installed in editable mode. It is redone only when
@@ -21,7 +24,12 @@ output equals the fresh one, so the builds that follow render the stored outputs
 (a generated copy of _config.yml with `execute_notebooks: off`) instead of executing
 each chapter again; the execution page shows nbval's run times. `build` executes
 every chapter itself. With BOOK_REPOSITORY=owner/name (the Pages workflow sets it) both
-add the repository link and the Binder and Colab launch buttons.
+add the repository link and the Binder and Colab launch buttons; the buttons open the
+branch BOOK_LAUNCH_BRANCH when it is set (the workflow pushes the launch copies there),
+else BOOK_BRANCH.
+
+`launch-copies` needs BOOK_REPOSITORY and writes the copies for the branch
+BOOK_LAUNCH_BRANCH (default `launch`); it needs no set-up, only git.
 """
 
 from __future__ import annotations
@@ -154,11 +162,17 @@ def book_config(*, execute: bool) -> list[str]:
     subprocess.run(
         [PY, "-c", GENERATE_CONFIG, ROOT / "_config.yml", target,
          "force" if execute else "off", repository,
-         os.environ.get("BOOK_BRANCH", "main"), NBVAL_REPORT, PDF.relative_to(ROOT),
+         launch_branch(), NBVAL_REPORT, PDF.relative_to(ROOT),
          "later" if have_tex() else "none"],
         check=True, cwd=ROOT,
     )  # fmt: skip
     return ["--config", str(target)]
+
+
+def launch_branch() -> str:
+    """The branch the Binder and Colab buttons open (Jupyter Book's `repository.branch`)."""
+    launch = os.environ.get("BOOK_LAUNCH_BRANCH", "").strip()
+    return launch or os.environ.get("BOOK_BRANCH", "main")
 
 
 # Run by the venv's Python (it has PyYAML): _config.yml -> the generated copy.
@@ -291,7 +305,20 @@ def check() -> None:
     print("\nAll checks passed.")
 
 
-COMMANDS = {"build": build, "check": check, "setup": setup}
+def launch_copies() -> None:
+    """The launch branch's files in _build/launch (see _ext/launch_copies.py)."""
+    repository = os.environ.get("BOOK_REPOSITORY", "").strip()
+    if not repository:
+        sys.exit("launch-copies needs BOOK_REPOSITORY=owner/name")
+    branch = os.environ.get("BOOK_LAUNCH_BRANCH", "").strip() or "launch"
+    out = BUILD / "launch"
+    shutil.rmtree(out, ignore_errors=True)
+    # the Python running this file (python3): the module needs only the standard library
+    run(f"launch copies for {repository}, branch {branch}", sys.executable,
+        ROOT / "_ext" / "launch_copies.py", out, repository, branch)
+
+
+COMMANDS = {"build": build, "check": check, "setup": setup, "launch-copies": launch_copies}
 
 if __name__ == "__main__":
     if len(sys.argv) != 2 or sys.argv[1] not in COMMANDS:

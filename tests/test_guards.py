@@ -18,13 +18,26 @@ ROOT = Path(__file__).resolve().parent.parent
 CHAPTER = ROOT / "templates" / "chapter.ipynb"
 
 
-def run_nbval(notebook: Path) -> subprocess.CompletedProcess:
+def run_nbval(*notebooks: Path, report: Path) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbval",
          "--nbval-sanitize-with", str(ROOT / "tests" / "nbval_sanitize.cfg"),
-         "-o", "addopts=", str(notebook)],
-        cwd=notebook.parent, capture_output=True, text=True, timeout=300,
+         f"--junitxml={report}", f"--rootdir={notebooks[0].parent}", "-o", "addopts=",
+         *(nb.name for nb in notebooks)],
+        cwd=notebooks[0].parent, capture_output=True, text=True, timeout=300,
     )
+
+
+def outcomes(report: Path) -> dict[str, set[str]]:
+    """notebook file name -> the outcomes of its cells ("passed", "failure", "error")."""
+    import xml.etree.ElementTree as ET
+
+    found: dict[str, set[str]] = {}
+    for case in ET.parse(report).getroot().iter("testcase"):
+        name = case.get("classname", "")
+        failed = [tag for tag in ("failure", "error") if case.find(tag) is not None]
+        found.setdefault(name, set()).update(failed or ["passed"])
+    return found
 
 
 def change_one_number(nb: dict) -> str:
@@ -44,17 +57,20 @@ def change_one_number(nb: dict) -> str:
 
 
 def test_nbval_fails_when_a_stored_number_changes(tmp_path):
+    # one nbval run (one interpreter start) over the unmodified chapter and a copy with one
+    # stored digit changed: the first must pass, the second must fail
     control = tmp_path / "control.ipynb"
     shutil.copy(CHAPTER, control)
-    assert run_nbval(control).returncode == 0, "the unmodified chapter must pass nbval"
-
     nb = json.loads(CHAPTER.read_text())
     change_one_number(nb)
     changed = tmp_path / "changed.ipynb"
     changed.write_text(json.dumps(nb))
-    result = run_nbval(changed)
+    result = run_nbval(control, changed, report=tmp_path / "report.xml")
     assert result.returncode != 0
     assert "failed" in result.stdout.lower()
+    found = outcomes(tmp_path / "report.xml")
+    assert found["control.ipynb"] == {"passed"}, "the unmodified chapter must pass nbval"
+    assert "failure" in found["changed.ipynb"]
 
 
 def _book(tmp_path: Path, cell_source: str) -> Path:
