@@ -16,8 +16,9 @@ a requirements file or pyproject.toml changes (a stamp file records their hash).
 `check` starts each step as soon as the steps it needs have passed (CI has two cores;
 the unit tests need nothing, the strict build needs nbval's report, the website's tests
 need the strict build with the PDF attached) and prints each step's wall time and CPU
-time. nbval and the unit tests each run in two worker processes (pytest-xdist); the unit
-tests, on no other step's path, at a lower CPU priority.
+time. nbval and the unit tests each run in two worker processes (pytest-xdist, each test
+file whole in one worker, so one Spark JVM and one Dask cluster); the unit tests, on no
+other step's path, at a lower CPU priority.
 
 `check` executes every chapter once: nbval executes it and proves that every stored
 output equals the fresh one, so the builds that follow render the stored outputs
@@ -272,7 +273,7 @@ def check() -> None:
     book = "book: strict build (warnings are errors; the outputs nbval checked)"
     site = "site: the built website, as files and in headless Chromium"
     steps = {
-        tests: ([*NICE, PY, "-m", "pytest", "-q", "-n", "2"], []),
+        tests: ([*NICE, PY, "-m", "pytest", "-q", "-n", "2", "--dist", "loadfile"], []),
         nbval: ([PY, "-m", "pytest", "-q", "-n", "2", "--dist", "loadfile",
                  "--nbval", "chapters",
                  "--nbval-sanitize-with", "tests/nbval_sanitize.cfg",
