@@ -46,9 +46,12 @@ if "google.colab" in sys.modules:
         with zipfile.ZipFile(archive) as zipped:
             zipped.extractall(unpacked)
         [top] = os.listdir(unpacked)  # the archive's one folder: REPO-BRANCH/
-        shutil.move(os.path.join(unpacked, top), book)
-        pip = [sys.executable, "-m", "pip", "install", "-q", book + "[book]"]
+        # install first, move into place after: if pip fails, running the cell again
+        # starts over instead of finding the folder and skipping the install
+        pip = [sys.executable, "-m", "pip", "install", "-q",
+               os.path.join(unpacked, top) + "[book]"]
         subprocess.run(pip, check=True)
+        shutil.move(os.path.join(unpacked, top), book)
     chapters = os.path.join(book, "chapters")
     os.chdir(chapters)
     if sys.path[0] != chapters:
@@ -82,7 +85,9 @@ def tracked(root: Path) -> list[str]:
 def make(root: Path, out: Path, repository: str, branch: str, *, target: str = TARGET) -> None:
     """Copy the tracked files of `root` into `out`, the set-up cell first in every chapter.
 
-    A tracked file missing from the working tree (deleted, not yet committed) is left out.
+    A tracked file missing from the working tree (deleted, not yet committed) is left out,
+    and so is ``.github/``: GitHub refuses a push by the workflow's token that creates or
+    changes a workflow file, and the launch branch needs none.
     """
     cell = setup_cell(repository, branch, target)
     root, out = Path(root), Path(out)
@@ -90,7 +95,7 @@ def make(root: Path, out: Path, repository: str, branch: str, *, target: str = T
         raise FileExistsError(f"{out} exists and is not empty; remove it first")
     for name in tracked(root):
         source, copy = root / name, out / name
-        if not source.is_file():
+        if not source.is_file() or name.startswith(".github/"):
             continue
         copy.parent.mkdir(parents=True, exist_ok=True)
         if Path(name).parent == Path("chapters") and name.endswith(".ipynb"):

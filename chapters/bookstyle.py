@@ -97,9 +97,14 @@ def glue(name: str, value):
     (the build warns "could not convert string to float"). This stores NumPy scalars
     and 0-d arrays as plain Python numbers first; everything else is glued unchanged.
     Returns None, so that a glue call ending a cell prints nothing (the number
-    belongs in the prose, not under the cell).
+    belongs in the prose, not under the cell). Without myst-nb (it comes with
+    jupyter-book; Colab has neither) it does nothing: the number is only needed by
+    the book's build, and a reader running the notebook sees the cells' own prints.
     """
-    from myst_nb import glue as _glue
+    try:
+        from myst_nb import glue as _glue
+    except ImportError:
+        return None
 
     plain = value.item() if hasattr(value, "item") and getattr(value, "ndim", 1) == 0 else value
     _glue(name, plain, display=False)

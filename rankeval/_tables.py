@@ -368,7 +368,9 @@ def _id_array(values: list, describe) -> pa.Array:
     first = values[0]
     try:
         if isinstance(first, str):
-            return pa.array(values, type=pa.string())
+            array = pa.array(values, type=pa.string())
+            if not array.null_count:
+                return array  # (a None among them is refused by the loop below)
         if _is_int(first):
             array = pa.array(values)  # inferred: a float or a bool among them is refused
             if array.type == pa.int64() and not array.null_count:

@@ -69,13 +69,17 @@ def test_every_chapter_starts_with_the_setup_cell_and_keeps_the_rest(copies):
 def test_every_other_tracked_file_is_copied_unchanged(copies):
     out, _ = copies
     others = [name for name in TRACKED if (ROOT / name).is_file()
-              and not (name.startswith("chapters/") and name.endswith(".ipynb"))]
+              and not (name.startswith("chapters/") and name.endswith(".ipynb"))
+              and not name.startswith(".github/")]
     for name in ["pyproject.toml", "binder/postBuild", "rankeval/__init__.py",
                  "chapters/bookstyle.py", "data/cranfield/cranqrel"]:
         assert name in others
     for name in others:
         assert (out / name).read_bytes() == (ROOT / name).read_bytes(), name
     assert os.access(out / "binder" / "postBuild", os.X_OK)
+    # no workflow file: GitHub refuses a push by the workflow's token that writes one
+    assert any(name.startswith(".github/workflows/") for name in TRACKED)
+    assert not (out / ".github").exists()
 
 
 def test_outside_colab_the_cell_changes_nothing(copies):
@@ -93,8 +97,10 @@ COLAB = """
 import json, os, subprocess, sys, urllib.request
 import google.colab
 
-cell, archive = sys.argv[1:]
+cell, archive, TARGET = sys.argv[1:]
 downloads, commands = [], []
+
+pip_fails = [True]  # the first install fails (no network, say), the second succeeds
 
 def urlretrieve(url, filename=None):
     downloads.append(url)
@@ -102,17 +108,26 @@ def urlretrieve(url, filename=None):
 
 def run(args, **options):
     commands.append([str(arg) for arg in args])
+    if pip_fails.pop():
+        raise subprocess.CalledProcessError(1, args)
     return subprocess.CompletedProcess(args, 0)
 
 urllib.request.urlretrieve, subprocess.run = urlretrieve, run
 code = compile(open(cell, encoding="utf-8").read(), "colab-setup", "exec")
-exec(code, {})
+try:
+    exec(code, {})
+except subprocess.CalledProcessError:
+    failed = {"cwd": os.getcwd(), "installed": os.path.exists(TARGET)}
+pip_fails.append(False)
+exec(code, {})  # run again after the failure: starts over
 import bookstyle
+sys.modules["myst_nb"] = None  # Colab has no myst-nb: glue must do nothing
+glued = bookstyle.glue("a_number", 0.5)
 after = {"cwd": os.getcwd(), "path0": sys.path[0], "bookstyle": bookstyle.__file__,
-         "data": os.path.isdir("../data/cranfield")}
-exec(code, {})
-print(json.dumps({"downloads": downloads, "commands": commands, "after": after,
-                  "again": {"cwd": os.getcwd(), "path0": sys.path[0]}}))
+         "data": os.path.isdir("../data/cranfield"), "glued": glued}
+exec(code, {})  # and once more: nothing to download or install
+print(json.dumps({"downloads": downloads, "commands": commands, "failed": failed,
+                  "after": after, "again": {"cwd": os.getcwd(), "path0": sys.path[0]}}))
 """
 
 
@@ -129,17 +144,24 @@ def test_on_colab_the_cell_fetches_installs_and_moves_into_chapters(copies, tmp_
     cell = tmp_path / "cell.py"
     cell.write_text(setup_source(copies), encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": str(fake), "MPLBACKEND": "Agg"}
-    result = subprocess.run([sys.executable, "-c", COLAB, cell, archive], cwd=tmp_path,
+    result = subprocess.run([sys.executable, "-c", COLAB, cell, archive, target], cwd=tmp_path,
                             env=env, capture_output=True, text=True, timeout=60)  # fmt: skip
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout.splitlines()[-1])
     chapters = str(target / "chapters")
-    assert report["downloads"] == ["https://github.com/owner/repo/archive/refs/heads/launch.zip"]
-    [pip] = report["commands"]  # the second run neither downloads nor installs
-    assert pip[0] == sys.executable
-    assert pip[1:] == ["-m", "pip", "install", "-q", f"{target}[book]"]
+    url = "https://github.com/owner/repo/archive/refs/heads/launch.zip"
+    # a failed install leaves nothing behind, so running the cell again starts over
+    assert report["failed"] == {"cwd": str(tmp_path), "installed": False}
+    assert report["downloads"] == [url, url]
+    assert len(report["commands"]) == 2  # the third run neither downloads nor installs
+    for pip in report["commands"]:  # the unpacked archive, before it is moved into place
+        assert pip[0] == sys.executable
+        assert pip[1:5] == ["-m", "pip", "install", "-q"]
+        assert pip[5].endswith(os.sep + "repo-launch[book]") and not pip[5].startswith(
+            str(target))
     assert report["after"] == {"cwd": chapters, "path0": chapters, "data": True,
-                               "bookstyle": str(target / "chapters" / "bookstyle.py")}
+                               "bookstyle": str(target / "chapters" / "bookstyle.py"),
+                               "glued": None}
     assert report["again"] == {"cwd": chapters, "path0": chapters}
     assert (target / "rankeval" / "__init__.py").is_file()
 

@@ -308,3 +308,14 @@ def test_every_form_gives_the_same_table(qrels, run):
         for other in (from_file, build(frame), build(arrow), build(frame.sample(frac=1,
                                                                               random_state=0))):
             assert _canonical(other).equals(want)
+
+
+@pytest.mark.parametrize("data", [{"q": ["x", None]}, {"q": {"x": 1.0, None: 2.0}},
+                                  {"q": {None: 1.0, "x": 2.0}}])
+def test_a_missing_document_id_in_a_dict_is_refused(data):
+    # a None among string ids used to become an Arrow null, which reached the
+    # duplicate search and failed there with an unexplained ArrowInvalid
+    with pytest.raises(TypeError, match="ids must be"):
+        run_table(data)
+    with pytest.raises(TypeError, match="ids must be"):
+        qrels_table({q: dict.fromkeys(docs, 1) for q, docs in data.items()})
