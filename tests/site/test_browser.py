@@ -61,11 +61,11 @@ const settle = async () => {
   if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
     try { await MathJax.startup.promise; } catch (e) { return 'MathJax failed: ' + e; }
   }
-  // Fold out every dropdown (solutions, hidden inputs), then let MathJax finish on them.
+  // Fold out every dropdown (solutions, hidden inputs). MathJax has typeset their math
+  // with the rest of the page, folded or not, as a reader's browser does; typesetting the
+  // page again here would not be what a reader gets (and would typeset MathJax's own
+  // assistive MathML a second time), so math it left bare is reported, not retried.
   document.querySelectorAll('details').forEach(d => { d.open = true; });
-  if (window.MathJax && MathJax.typesetPromise) {
-    try { await MathJax.typesetPromise(); } catch (e) { return 'MathJax failed: ' + e; }
-  }
   await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
   for (const img of document.images) { img.loading = 'eager'; }
   const t0 = Date.now();
