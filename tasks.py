@@ -282,8 +282,13 @@ def check() -> None:
     if have_tex():
         # latexmk's XeLaTeX mode: the passes write .xdv and xdvipdfmx makes the PDF once,
         # instead of every pass embedding the figures again (Sphinx's Makefile advises it).
+        # xdvipdfmx at zlib level 6 instead of 9: it re-compresses every figure, and level
+        # 9 took 7.6 s against 3.4 s for a PDF only 3 % smaller (5.9 against 6.1 MB).
+        # Sphinx's Makefile (`make all-pdf`) expands the variable once, hence the `$$`.
         # The step fails if no PDF came out.
-        os.environ.setdefault("LATEXMKOPTS", "-xelatex")
+        os.environ.setdefault(
+            "LATEXMKOPTS", "-xelatex -e '$$xdvipdfmx=q/xdvipdfmx -E -z 6 -o %D %O %S/'"
+        )
         steps[pdf] = ([PY, "-c", PDF_STEP, BIN / "jupyter-book", PDF_OUTPUT, PDF, *config], [])
     else:
         message = ("no TeX (latexmk, xelatex), so no PDF edition; to build it, install "
