@@ -10,10 +10,17 @@ each in fresh Python processes (``--cold-runs`` subprocesses per tool, mode
 and size), each of which reports the import time, the **first** call (cold:
 nothing imported lazily yet, no page warmed) and the best of ``--repeat``
 further calls (warm), plus the peak resident memory of the process
-(``ru_maxrss``: interpreter, data and tool). The table shows the median over
+(``ru_maxrss``: interpreter, data and tool) and, as ``before MB``, the same peak
+just before the first call (interpreter, the tool's imports and, for ``dicts`` and
+``frames``, reading the inputs into memory). The table shows the median over
 the processes (the maximum for memory), which tames a noisy machine.
 The measures are nDCG@10, AP, RR, P@10 and R@100; their means are printed
 too, so that the tools can be seen to agree.
+
+The tool ``rankeval-sysmalloc`` is rankeval with ``ARROW_DEFAULT_MEMORY_POOL=system``:
+Arrow allocates with the C library's malloc instead of its default (mimalloc), which
+keeps freed memory for reuse; it shows what that allocator choice does to time and peak
+memory (the user's choice: the variable must be set before pyarrow is imported).
 
 ranx is not a dependency of this project: it is run from a separate virtual
 environment (``--ranx-python``, default ``/tmp/ranxvenv/bin/python``) if one
@@ -145,11 +152,11 @@ def worker(tool: str, mode: str, qrels_path: str, run_path: str, repeat: int) ->
     if mode == "dicts":
         qrels_d, run_d = parse_dicts(Path(qrels_path), "qrels"), parse_dicts(Path(run_path), "run")
     if mode == "frames":
-        if tool != "rankeval":
+        if not tool.startswith("rankeval"):
             raise SystemExit(f"{tool} takes no DataFrame")
         qrels_d, run_d = parse_frames(Path(qrels_path), Path(run_path))
     t0 = time.perf_counter()
-    if tool == "rankeval":
+    if tool.startswith("rankeval"):
         import rankeval
 
         names = [v[0] for v in MEASURES.values()]
@@ -197,6 +204,7 @@ def worker(tool: str, mode: str, qrels_path: str, run_path: str, repeat: int) ->
     else:
         raise ValueError(tool)
     t1 = time.perf_counter()
+    before_mb = _peak_mb()  # imports (and inputs in memory) done, nothing evaluated yet
     means = call()
     t2 = time.perf_counter()
     warm = []
@@ -209,6 +217,7 @@ def worker(tool: str, mode: str, qrels_path: str, run_path: str, repeat: int) ->
         "first": t2 - t1,
         "warm": min(warm) if warm else float("nan"),
         "peak_mb": _peak_mb(),
+        "before_mb": before_mb,
         "means": means,
     }
 
@@ -226,6 +235,9 @@ def run_worker(python: str, tool: str, mode: str, qrels, run, repeat: int) -> di
         str(repeat),
     ]
     env = dict(os.environ, PYTHONPATH=str(REPO))
+    env.pop("ARROW_DEFAULT_MEMORY_POOL", None)
+    if tool == "rankeval-sysmalloc":
+        env["ARROW_DEFAULT_MEMORY_POOL"] = "system"
     done = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=3600)
     if done.returncode != 0:
         lines = (done.stderr.strip() or "failed").splitlines()
@@ -245,6 +257,7 @@ def _summary(results: list) -> dict:
         return errors[0]
     out = {k: statistics.median(r[k] for r in results) for k in ("import", "first", "warm")}
     out["peak_mb"] = max(r["peak_mb"] for r in results)
+    out["before_mb"] = max(r["before_mb"] for r in results)
     out["means"] = results[0]["means"]
     return out
 
@@ -257,7 +270,7 @@ def _ratios(results: dict) -> list:
     lines = []
     for (size, mode, tool), ours in results.items():
         theirs = results.get((size, mode, "pytrec_eval"))
-        if tool != "rankeval" or theirs is None:
+        if not tool.startswith("rankeval") or theirs is None:
             continue
         pairs = [
             (a, b)
@@ -271,7 +284,7 @@ def _ratios(results: dict) -> list:
             return statistics.median(a[key] / b[key] for a, b in pairs)
 
         lines.append(
-            f"{size} {mode}: rankeval / pytrec_eval = {ratio('first'):.2f}x time (first call), "
+            f"{size} {mode}: {tool} / pytrec_eval = {ratio('first'):.2f}x time (first call), "
             f"{ratio('warm'):.2f}x (warm), {ratio('peak_mb'):.2f}x peak memory"
         )
     return lines
@@ -306,7 +319,8 @@ def main(argv=None):
             "python -m venv /tmp/ranxvenv && /tmp/ranxvenv/bin/pip install ranx)"
         )
         tools.remove("ranx")
-    header = ["size", "mode", "tool", "import s", "first call s", "warm s", "peak MB", *MEASURES]
+    header = ["size", "mode", "tool", "import s", "first call s", "warm s", "before MB",
+              "peak MB", *MEASURES]
     rows = []
     results_by = {}
     print("\t".join(header), flush=True)
@@ -314,7 +328,9 @@ def main(argv=None):
         n_queries, depth = (int(x) for x in size.lower().split("x"))
         qrels, run = generate(Path(args.dir), n_queries, depth)
         for mode in args.modes:
-            mode_tools = tools if mode != "frames" else [t for t in tools if t == "rankeval"]
+            mode_tools = (
+                tools if mode != "frames" else [t for t in tools if t.startswith("rankeval")]
+            )
             # the tools take turns, one process each per round, so that they share the
             # machine's load (a busy machine slows every tool of a round alike)
             per_tool = {tool: [] for tool in mode_tools}
@@ -334,6 +350,7 @@ def main(argv=None):
                         f"{r['import']:.2f}",
                         f"{r['first']:.2f}",
                         f"{r['warm']:.2f}",
+                        f"{r['before_mb']:.0f}",
                         f"{r['peak_mb']:.0f}",
                         *(f"{r['means'][m]:.4f}" for m in MEASURES),
                     ]
