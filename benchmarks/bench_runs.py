@@ -5,6 +5,8 @@ Generates synthetic, seeded TREC runs and qrels, then times for each tool
 - ``files``: end to end, reading the qrels and run files included;
 - ``dicts``: from in-memory ``{query: {doc: value}}`` dicts (built before the
   clock starts, with the same plain parser for every tool);
+- ``frames`` (rankeval only): pandas DataFrames with integer ids and a
+  recommender's column names, given through ``evaluate(..., columns=...)``;
 
 each in fresh Python processes (``--cold-runs`` subprocesses per tool, mode
 and size), each of which reports the import time, the **first** call (cold:
@@ -45,6 +47,9 @@ from pathlib import Path
 
 import numpy as np
 
+# rankeval as installed, and rankeval with ARROW_DEFAULT_MEMORY_POOL=system (run_worker)
+RANKEVAL_TOOLS = ("rankeval", "rankeval-sysmalloc")
+
 MEASURES = {  # column -> (rankeval, pytrec_eval, ranx)
     "nDCG@10": ("nDCG@10", "ndcg_cut_10", "ndcg@10"),
     "AP": ("AP", "map", "map"),
@@ -76,9 +81,9 @@ def generate(directory: Path, n_queries: int, depth: int, seed: int = 0):
     """Write a run (``depth`` documents per query) and qrels; return their paths.
 
     Query and document ids are integers of 1 to 8 digits (variable length, as
-    in MS MARCO). Scores have 4 decimals, so some tie; each query has about 40
-    judged documents: 30 retrieved ones with grades 0..3 and 10 never
-    retrieved.
+    in MS MARCO). Scores have 4 decimals, so some tie; each query has
+    ``min(30, depth)`` judged retrieved documents with grades 0..3 and 10 judged
+    documents never retrieved (about 40 judgments; 30 at 300x20).
     """
     run_path = directory / f"run_{n_queries}x{depth}.txt"
     qrels_path = directory / f"qrels_{n_queries}x{depth}.txt"
@@ -152,11 +157,11 @@ def worker(tool: str, mode: str, qrels_path: str, run_path: str, repeat: int) ->
     if mode == "dicts":
         qrels_d, run_d = parse_dicts(Path(qrels_path), "qrels"), parse_dicts(Path(run_path), "run")
     if mode == "frames":
-        if not tool.startswith("rankeval"):
+        if tool not in RANKEVAL_TOOLS:
             raise SystemExit(f"{tool} takes no DataFrame")
         qrels_d, run_d = parse_frames(Path(qrels_path), Path(run_path))
     t0 = time.perf_counter()
-    if tool.startswith("rankeval"):
+    if tool in RANKEVAL_TOOLS:
         import rankeval
 
         names = [v[0] for v in MEASURES.values()]
@@ -219,10 +224,27 @@ def worker(tool: str, mode: str, qrels_path: str, run_path: str, repeat: int) ->
         "peak_mb": _peak_mb(),
         "before_mb": before_mb,
         "means": means,
+        "arrow_pool": _arrow_pool(tool),
     }
 
 
+def _arrow_pool(tool: str) -> str | None:
+    """The allocator Arrow used in this process (rankeval only); the sysmalloc variant
+    must really have run on the C library's malloc, or its row would be plain rankeval."""
+    if tool not in RANKEVAL_TOOLS:
+        return None
+    import pyarrow as pa
+
+    name = pa.default_memory_pool().backend_name
+    if tool == "rankeval-sysmalloc" and name != "system":
+        raise SystemExit(f"rankeval-sysmalloc ran on Arrow's {name!r} pool, not 'system'")
+    return name
+
+
 def run_worker(python: str, tool: str, mode: str, qrels, run, repeat: int) -> dict:
+    """One measurement in a fresh process. The environment's ARROW_DEFAULT_MEMORY_POOL
+    is dropped for every tool, so that only ``rankeval-sysmalloc`` changes Arrow's
+    allocator (to ``system``)."""
     cmd = [
         python,
         str(Path(__file__).resolve()),
@@ -263,14 +285,14 @@ def _summary(results: list) -> dict:
 
 
 def _ratios(results: dict) -> list:
-    """rankeval / pytrec_eval, side by side: time (first call, warm) and peak memory,
+    """Each rankeval variant / pytrec_eval, side by side: time (first call, warm) and peak memory,
     each the median over the rounds of the ratio within a round."""
     import statistics
 
     lines = []
     for (size, mode, tool), ours in results.items():
         theirs = results.get((size, mode, "pytrec_eval"))
-        if not tool.startswith("rankeval") or theirs is None:
+        if tool not in RANKEVAL_TOOLS or theirs is None:
             continue
         pairs = [
             (a, b)
@@ -297,7 +319,12 @@ def main(argv=None):
     parser.add_argument("--cold-runs", type=int, default=3, help="fresh processes (median)")
     parser.add_argument("--dir", default="/tmp/rankeval_bench", help="where the data goes")
     parser.add_argument("--ranx-python", default="/tmp/ranxvenv/bin/python")
-    parser.add_argument("--tools", nargs="+", default=["rankeval", "pytrec_eval", "ranx"])
+    parser.add_argument(
+        "--tools",
+        nargs="+",
+        default=["rankeval", "pytrec_eval", "ranx"],
+        choices=[*RANKEVAL_TOOLS, "pytrec_eval", "ranx"],
+    )
     parser.add_argument(
         "--modes",
         nargs="+",
@@ -329,7 +356,7 @@ def main(argv=None):
         qrels, run = generate(Path(args.dir), n_queries, depth)
         for mode in args.modes:
             mode_tools = (
-                tools if mode != "frames" else [t for t in tools if t.startswith("rankeval")]
+                tools if mode != "frames" else [t for t in tools if t in RANKEVAL_TOOLS]
             )
             # the tools take turns, one process each per round, so that they share the
             # machine's load (a busy machine slows every tool of a round alike)

@@ -322,7 +322,7 @@ def test_every_formula_is_typeset(visits):
         s = v.state
         if s["mathElements"] and not s["mathjax"]:
             problems.append(f"{v.page}: {s['mathElements']} formulas but MathJax did not load")
-        if s["mathElements"] and s["containers"] < s["mathElements"]:
+        if s["untypeset"] or s["containers"] < s["mathElements"]:
             problems.append(f"{v.page}: formulas left as TeX: {s['untypeset']}")
         if s["mathjaxErrors"]:
             problems.append(f"{v.page}: MathJax errors: {s['mathjaxErrors']}")
