@@ -12,7 +12,7 @@ each in fresh Python processes (``--cold-runs`` subprocesses per tool, mode
 and size), each of which reports the import time, the **first** call (cold:
 nothing imported lazily yet, no page warmed) and the best of ``--repeat``
 further calls (warm), plus the peak resident memory of the process
-(``ru_maxrss``: interpreter, data and tool) and, as ``before MB``, the same peak
+(``VmHWM``: interpreter, data and tool) and, as ``before MB``, the same peak
 just before the first call (interpreter, the tool's imports and, for ``dicts`` and
 ``frames``, reading the inputs into memory). The table shows the median over
 the processes (the maximum for memory), which tames a noisy machine.
@@ -32,6 +32,7 @@ Usage::
 
     python benchmarks/bench_runs.py                       # both sizes
     python benchmarks/bench_runs.py --sizes 10000x100 --repeat 3
+    python benchmarks/bench_runs.py --sizes 10000x100 --shuffle   # lines in random order
     python benchmarks/bench_runs.py --markdown table.md   # also write a table
 """
 
@@ -111,6 +112,21 @@ def generate(directory: Path, n_queries: int, depth: int, seed: int = 0):
     return qrels_path, run_path
 
 
+def shuffled(qrels_path: Path, run_path: Path, seed: int = 1):
+    """Copies of both files with their lines in a random (seeded) order: a run written
+    by a tool that does not group the lines by query, or a qrels file built by merging
+    judgments. Returns the copies' paths."""
+    rng = np.random.default_rng(seed)
+    copies = []
+    for path in (qrels_path, run_path):
+        copy = path.with_name(path.stem + "_shuffled" + path.suffix)
+        if not copy.exists():
+            lines = path.read_text().splitlines(keepends=True)
+            copy.write_text("".join(lines[i] for i in rng.permutation(len(lines))))
+        copies.append(copy)
+    return tuple(copies)
+
+
 def parse_dicts(path: Path, kind: str) -> dict:
     """A plain TREC parser, used to build the same in-memory dicts for every tool."""
     out: dict = {}
@@ -128,6 +144,21 @@ def parse_dicts(path: Path, kind: str) -> dict:
 
 
 def _peak_mb() -> float:
+    """This process's peak resident memory, in MB.
+
+    Linux's ``VmHWM`` (the high-water mark of this process's own memory), not
+    ``ru_maxrss``: Linux carries ``ru_maxrss`` over ``exec``, so a worker would report
+    the driver's memory at the moment it started the worker whenever that was larger
+    (as it is after ``--shuffle`` has read the files). ``ru_maxrss`` only where there is
+    no ``/proc``.
+    """
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024  # kB
+    except OSError:
+        pass
     import resource
 
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -331,6 +362,11 @@ def main(argv=None):
         default=["files", "dicts", "frames"],
         help="files, dicts, frames (pandas, integer ids, column mapping; rankeval only)",
     )
+    parser.add_argument(
+        "--shuffle",
+        action="store_true",
+        help="the files' lines in random order (files and dicts modes read the same files)",
+    )
     parser.add_argument("--markdown", help="also write the table, in Markdown, to this file")
     parser.add_argument("--worker", nargs=4, metavar=("TOOL", "MODE", "QRELS", "RUN"))
     args = parser.parse_args(argv)
@@ -354,6 +390,9 @@ def main(argv=None):
     for size in args.sizes:
         n_queries, depth = (int(x) for x in size.lower().split("x"))
         qrels, run = generate(Path(args.dir), n_queries, depth)
+        if args.shuffle:
+            qrels, run = shuffled(qrels, run)
+            size = f"{size} shuffled"
         for mode in args.modes:
             mode_tools = (
                 tools if mode != "frames" else [t for t in tools if t in RANKEVAL_TOOLS]

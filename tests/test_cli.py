@@ -541,7 +541,6 @@ def test_run_or_qrels_from_stdin(files):
     assert ok("-", files[1], "-q", "-m", "AP", "-m", "runid", stdin=QRELS) == expected
 
 
-
 @pytest.mark.skipif(not hasattr(__import__("os"), "mkfifo"), reason="named pipes are POSIX")
 def test_runs_and_qrels_from_named_pipes(files, tmp_path):
     # `rankeval <(zcat qrels.gz) <(zcat run.gz)`: each path is a pipe, readable once
@@ -565,6 +564,7 @@ def test_runs_and_qrels_from_named_pipes(files, tmp_path):
     result = run_module(*pipes, "-q", "-m", "AP", "-m", "runid")
     assert result.returncode == 0, result.stderr
     assert result.stdout == expected
+
 
 # ------------------------------------------------------ property: CLI = library ---
 
