@@ -24,6 +24,7 @@ Chapter: :doc:`/chapters/13_evaluating_a_run`.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -331,7 +332,7 @@ def _codes(values, value_set) -> np.ndarray:
     import pyarrow.compute as pc
 
     found = pc.index_in(values, value_set=value_set)
-    return pc.fill_null(found, -1).to_numpy().astype(np.int64, copy=False)
+    return pc.fill_null(found, -1).to_numpy()  # int32
 
 
 def _sorted_unique(column):
@@ -341,21 +342,25 @@ def _sorted_unique(column):
     return unique.take(pc.sort_indices(unique))
 
 
-def _by_doc_id_descending(order, q, scores, rows, docs):
+def _by_doc_id_descending(order, q_sorted, s_sorted, rows, docs):
     """Reorder, in place, each group of equal scores of ``order`` by document id,
-    descending, compared byte by byte (C's ``strcmp``, as trec_eval)."""
+    descending, compared byte by byte (C's ``strcmp``, as trec_eval).
+
+    ``q_sorted`` and ``s_sorted`` are the query codes and scores in ``order``;
+    they stay valid, since only rows of equal query and score change places.
+    """
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    q_sorted, s_sorted = q[order], scores[order]
     tied = np.zeros(order.size, dtype=bool)  # tied[i]: same query and score as i - 1
-    tied[1:] = (q_sorted[1:] == q_sorted[:-1]) & (s_sorted[1:] == s_sorted[:-1])
+    np.equal(q_sorted[1:], q_sorted[:-1], out=tied[1:])
+    tied[1:] &= s_sorted[1:] == s_sorted[:-1]
     if not tied.any():
         return
     member = tied.copy()
     member[:-1] |= tied[1:]  # the first document of each group too
     cells = np.flatnonzero(member)
-    group = np.cumsum(~tied)[cells]
+    group = np.cumsum(~tied, dtype=np.int64 if order.size >= 2**31 else np.int32)[cells]
     ids = docs.take(pa.array(rows[order[cells]]))
     if not (pa.types.is_string(ids.type) or pa.types.is_large_string(ids.type)):
         ids = ids.cast(pa.string())  # integer ids tie-break as their text
@@ -379,6 +384,8 @@ def _split(column):
 
 def _match_integer_ids(q_code, q_doc, r_code, r_doc, keep):
     """Row of the qrels judging each kept run row (-1: none), for integer document ids.
+
+    ``keep`` is a boolean mask of the run's rows.
 
     The pair (query code, document id) becomes one int64 key, looked up among the
     qrels' keys by Arrow's ``index_in`` (exact integer equality). Returns None when
@@ -419,16 +426,39 @@ def _left_join(left, right, keys, left_output, right_output):
 
 
 def _release() -> None:
-    """Hand the memory Arrow freed back to the operating system now.
+    """Hand the memory freed so far back to the operating system now.
 
     Arrow's default allocator (mimalloc) keeps freed pages for a while before
-    returning them; between the large steps of :func:`rank_run` (reading,
-    joining, sorting) that delay raises the peak memory of a large run (the
-    ``peak MB`` column of ``benchmarks/bench_runs.py``). It changes no value.
+    returning them, and the C library's malloc (NumPy's arrays, and the
+    buffers of Arrow's worker threads, each with its own arena) keeps freed
+    memory below the top of each arena until ``malloc_trim`` (glibc; skipped
+    where there is none). Between the large steps of :func:`rank_run`
+    (reading, joining, sorting) and after each ``evaluate`` that memory would
+    otherwise add to the peak of the next step or call (the ``peak MB``
+    column of ``benchmarks/bench_runs.py``). It costs a few milliseconds and
+    changes no value.
     """
     import pyarrow as pa
 
     pa.default_memory_pool().release_unused()
+    if _malloc_trim is not None:
+        _malloc_trim(0)
+
+
+def _load_malloc_trim():
+    import ctypes
+    import ctypes.util
+
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        trim = libc.malloc_trim
+    except (OSError, AttributeError):
+        return None
+    trim.argtypes, trim.restype = [ctypes.c_size_t], ctypes.c_int
+    return trim
+
+
+_malloc_trim = _load_malloc_trim() if sys.platform.startswith("linux") else None
 
 
 def _group_starts(keys: np.ndarray) -> np.ndarray:
@@ -575,6 +605,8 @@ def rank_run(
     # queries: the qrels' ids, sorted (bytes order / numbers), and every row's code
     q_values, q_index = _split(qt.column("query_id"))
     r_values, r_index = _split(rt.column("query_id"))
+    qt, rt = qt.drop_columns("query_id"), rt.drop_columns("query_id")  # codes replace ids
+    _release()
     q_values, r_values = _unify(q_values, r_values)
     queries = _sorted_unique(q_values)
     q_code = _codes(q_values, queries)[q_index]
@@ -596,7 +628,7 @@ def rank_run(
     # grades: one hash join (Acero) of the run's (query, document) pairs with the qrels'
     # (the query is matched by its code: an integer key is cheaper than the id's text)
     q_doc, r_doc = _unify(qt.column("doc_id"), rt.column("doc_id"))
-    keep = np.flatnonzero(r_code >= 0)
+    keep = r_code >= 0  # run rows of judged queries
     index = np.int32 if max(r_code.size, q_code.size) < 2**31 - 1 else np.int64
     at = (
         _match_integer_ids(q_code, q_doc, r_code, r_doc, keep)
@@ -604,20 +636,20 @@ def rank_run(
         else None
     )
     if at is not None:  # integer ids: (query, document) int64 keys looked up by index_in
-        rows = keep.astype(index)
+        rows = np.flatnonzero(keep).astype(index)
         r_code = r_code[keep].astype(index)
     else:
         left = pa.table(
             {
-                "q": r_code.astype(index),
+                "q": r_code.astype(index, copy=False),
                 "doc_id": r_doc,
                 "row": np.arange(r_code.size, dtype=index),
             }
         )
-        if keep.size < r_code.size:
-            left = left.filter(pa.array(r_code >= 0))
+        if not keep.all():
+            left = left.filter(pa.array(keep))
         right = pa.table(
-            {"q": q_code.astype(index), "doc_id": q_doc, "at": np.arange(q_code.size, dtype=index)}
+            {"q": q_code.astype(index, copy=False), "doc_id": q_doc, "at": np.arange(q_code.size, dtype=index)}
         )
         joined = _left_join(left, right, ["q", "doc_id"], ["q", "row"], ["at"])
         del left, right
@@ -627,7 +659,7 @@ def rank_run(
         del joined
         _release()
     row_grades = np.where(at >= 0, judged[np.maximum(at, 0)], np.nan)
-    del at
+    del at, qt, q_doc  # the qrels' ids are no longer needed
 
     # order: query, score descending, then the tie rule
     scores = rt.column("score").to_numpy().astype(np.float64, copy=False)[rows]
@@ -643,13 +675,14 @@ def rank_run(
     sort_keys = [("q", "ascending"), ("s", "descending"), ("row", "ascending")][: len(keys)]
     order = pc.sort_indices(pa.table(keys), sort_keys=sort_keys)
     order = order.to_numpy(zero_copy_only=False, writable=True)
+    q_sorted, s_sorted = r_code[order], scores[order]
+    del r_code, scores, keys
     if ties == "trec_eval" and order.size > 1:
-        _by_doc_id_descending(order, r_code, scores, rows, r_doc)
-    del rows, rt, qt, r_doc, q_doc  # the ids are no longer needed: free them before the tail
+        _by_doc_id_descending(order, q_sorted, s_sorted, rows, r_doc)
+    del rows, rt, r_doc  # the ids are no longer needed: free them before the tail
     _release()
-    q_sorted = r_code[order]
     g_sorted = row_grades[order]
-    s_sorted = scores[order]
+    del row_grades, order
 
     n_all = len(queries)
     if max_docs is not None or judged_only:

@@ -21,7 +21,7 @@ from .measures import (
     parse_measures,
     score_ranked,
 )
-from .ranking import rank_run
+from .ranking import _release, rank_run
 
 __all__ = ["evaluate", "aggregate"]
 
@@ -201,6 +201,8 @@ def evaluate(
     frame.index = pd.Index(
         ids, name="query_id", dtype=ids.dtype if ids.dtype.kind == "i" else object
     )
+    del ranked, values, ids
+    _release()  # the freed grade arrays go back to the system before the next call
     return frame
 
 

@@ -55,3 +55,29 @@ def test_rbp_leaves_its_input_unchanged():
     before = gains.copy()
     rankeval.rbp(gains, p=0.7)
     np.testing.assert_array_equal(gains, before)
+
+
+def _allocator_setting(env_value, import_pyarrow_first):
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "MIMALLOC_ARENA_EAGER_COMMIT"}
+    if env_value is not None:
+        env["MIMALLOC_ARENA_EAGER_COMMIT"] = env_value
+    first = "import pyarrow; " if import_pyarrow_first else ""
+    code = f"{first}import os, rankeval; print(os.environ.get('MIMALLOC_ARENA_EAGER_COMMIT'))"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, check=True)
+    return out.stdout.strip()
+
+
+@pytest.mark.parametrize(
+    ("env_value", "pyarrow_first", "expected"),
+    [(None, False, "0"), ("1", False, "1"), (None, True, "None")],
+)
+def test_import_sets_the_arrow_allocator_default_only_when_it_can(env_value, pyarrow_first,
+                                                                  expected):
+    # set before pyarrow loads (mimalloc reads it then), never over the user's own value,
+    # and not at all once pyarrow is loaded (it would change nothing and mislead)
+    assert _allocator_setting(env_value, pyarrow_first) == expected
