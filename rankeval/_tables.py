@@ -446,7 +446,7 @@ def _from_mapping(data: Mapping, kind: str) -> pa.Table:
     queries, inner = [], []
     all_mappings = True
     for q, docs in data.items():
-        if isinstance(docs, Mapping):
+        if type(docs) is dict or isinstance(docs, Mapping):
             pass
         elif isinstance(docs, _COLLECTIONS):
             if kind == "run" and isinstance(docs, (set, frozenset)):

@@ -280,14 +280,24 @@ class RankedRun:
         grades, qcode = self._pool()
         values = grades if gain is None else np.asarray(gain(grades), dtype=np.float64)
         pos = np.flatnonzero(values > 0)
-        order = pos[np.lexsort((-values[pos], qcode[pos]))]
-        counts = np.bincount(qcode[order], minlength=len(self))
-        rank = np.arange(order.size) - np.repeat(np.cumsum(counts) - counts, counts)
+        values, qcode = values[pos], qcode[pos]
+        bits = 21  # whole values below 2**21 (every usual grade and gain): one packed sort
+        if values.size and values.max() < 2**bits and len(self) < 2 ** (63 - bits) and np.all(
+            values == np.floor(values)
+        ):
+            top = (1 << bits) - 1
+            key = np.sort((qcode.astype(np.int64) << bits) | (top - values.astype(np.int64)))
+            qcode, values = key >> bits, (top - (key & top)).astype(np.float64)
+        else:
+            order = np.lexsort((-values, qcode))
+            qcode, values = qcode[order], values[order]
+        counts = np.bincount(qcode, minlength=len(self))
+        rank = np.arange(qcode.size) - np.repeat(np.cumsum(counts) - counts, counts)
         width = max(int(counts.max()) if counts.size else 0, 1)
         width = width if k is None else min(width, k)
         keep = rank < width
         out = np.zeros((len(self), width))
-        out[qcode[order][keep], rank[keep]] = values[order][keep]
+        out[qcode[keep], rank[keep]] = values[keep]
         return out
 
     def grade_counts(self, max_grade: int) -> np.ndarray:
@@ -469,6 +479,57 @@ def _group_starts(keys: np.ndarray) -> np.ndarray:
     return starts
 
 
+def _blocks(codes: np.ndarray, n_distinct: int):
+    """``(starts, lengths)`` of the runs of equal ``codes`` if each of the
+    ``n_distinct`` codes forms one run (rows of one query together), else None."""
+    starts = np.flatnonzero(_group_starts(codes))
+    if starts.size != n_distinct:
+        return None
+    return starts, np.diff(np.append(starts, codes.size))
+
+
+def _move_blocks(codes, starts, lengths) -> np.ndarray:
+    """The order that puts whole blocks in ascending code, each kept as it is."""
+    by_code = np.argsort(codes[starts], kind="stable")
+    lengths = lengths[by_code]
+    shift = np.cumsum(lengths) - lengths - starts[by_code]
+    return np.arange(codes.size) - np.repeat(shift, lengths)
+
+
+def _stable_order(codes: np.ndarray, n_distinct: int) -> np.ndarray:
+    """``np.argsort(codes, kind="stable")``, without a sort when every code's
+    rows are together (qrels as written, dicts): then only whole blocks move."""
+    blocks = _blocks(codes, n_distinct)
+    if blocks is None:
+        return np.argsort(codes, kind="stable")
+    return _move_blocks(codes, *blocks)
+
+
+def _rank_order(q, s, rows, ties: str, n_distinct: int) -> np.ndarray:
+    """The order of rows by query code ascending, then score descending; rows of
+    equal query and score stay in input order (``rows`` ascending).
+
+    A run as systems write it (each query's documents together, best first)
+    is already in that order within each query: then only whole queries move,
+    in linear time. Any other run is sorted by Arrow's ``sort_indices``.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    blocks = _blocks(q, n_distinct) if q.size else None
+    if blocks is not None:
+        descending = np.empty(q.size, dtype=bool)
+        np.less_equal(s[1:], s[:-1], out=descending[:-1])
+        descending[blocks[0][1:] - 1] = True  # where one query ends and the next begins
+        descending[-1] = True
+        if descending.all():
+            return _move_blocks(q, *blocks)
+    keys = {"q": q, "s": s} if ties == "trec_eval" else {"q": q, "s": s, "row": rows}
+    sort_keys = [("q", "ascending"), ("s", "descending"), ("row", "ascending")][: len(keys)]
+    order = pc.sort_indices(pa.table(keys), sort_keys=sort_keys)
+    return order.to_numpy().astype(np.intp)
+
+
 def rank_run(
     qrels,
     run,
@@ -612,8 +673,8 @@ def rank_run(
     q_code = _codes(q_values, queries)[q_index]
     r_code = _codes(r_values, queries)[r_index]
     del q_index, r_index
-    present = np.zeros(len(queries), dtype=bool)
-    present[r_code[r_code >= 0]] = True
+    keep = r_code >= 0  # run rows of judged queries
+    present = np.bincount(r_code[keep], minlength=len(queries)) > 0
     if not present.any() and missing == "skip":  # nothing would be scored
         raise ValueError(
             f"the run and the qrels have no query in common (run: {len(r_values)} "
@@ -628,17 +689,13 @@ def rank_run(
     # grades: one hash join (Acero) of the run's (query, document) pairs with the qrels'
     # (the query is matched by its code: an integer key is cheaper than the id's text)
     q_doc, r_doc = _unify(qt.column("doc_id"), rt.column("doc_id"))
-    keep = r_code >= 0  # run rows of judged queries
     index = np.int32 if max(r_code.size, q_code.size) < 2**31 - 1 else np.int64
     at = (
         _match_integer_ids(q_code, q_doc, r_code, r_doc, keep)
         if pa.types.is_integer(q_doc.type)
         else None
     )
-    if at is not None:  # integer ids: (query, document) int64 keys looked up by index_in
-        rows = np.flatnonzero(keep).astype(index)
-        r_code = r_code[keep].astype(index)
-    else:
+    if at is None:
         left = pa.table(
             {
                 "q": r_code.astype(index, copy=False),
@@ -649,34 +706,40 @@ def rank_run(
         if not keep.all():
             left = left.filter(pa.array(keep))
         right = pa.table(
-            {"q": q_code.astype(index, copy=False), "doc_id": q_doc, "at": np.arange(q_code.size, dtype=index)}
+            {
+                "q": q_code.astype(index, copy=False),
+                "doc_id": q_doc,
+                "at": np.arange(q_code.size, dtype=index),
+            }
         )
-        joined = _left_join(left, right, ["q", "doc_id"], ["q", "row"], ["at"])
+        joined = _left_join(left, right, ["q", "doc_id"], ["row"], ["at"])
         del left, right
-        rows = joined.column("row").to_numpy()
-        at = pc.fill_null(joined.column("at"), -1).to_numpy()
-        r_code = joined.column("q").to_numpy()
+        at = np.empty(r_code.size, dtype=index)  # back in input order (rows of kept queries)
+        at[joined.column("row").to_numpy()] = pc.fill_null(joined.column("at"), -1).to_numpy()
         del joined
+        if not keep.all():
+            at = at[keep]
         _release()
-    row_grades = np.where(at >= 0, judged[np.maximum(at, 0)], np.nan)
-    del at, qt, q_doc  # the qrels' ids are no longer needed
+    # from here on only the kept rows, in input order; rows[i]: the run's row of row i
+    if keep.all():
+        rows = np.arange(r_code.size, dtype=index)
+    else:
+        rows = np.flatnonzero(keep).astype(index)
+        r_code = r_code[keep]
+    row_grades = np.append(judged, np.nan)[at]  # at = -1: not judged, NaN
+    del at, qt, q_doc, keep  # the qrels' ids are no longer needed
 
     # order: query, score descending, then the tie rule
-    scores = rt.column("score").to_numpy().astype(np.float64, copy=False)[rows]
+    scores = rt.column("score").to_numpy().astype(np.float64, copy=False)
+    if rows.size < scores.size:
+        scores = scores[rows]
     if score_precision == "float":
         scores = scores.astype(np.float32).astype(np.float64)
-    # (input order among equal scores: needed by ties="input"/"average"; "trec_eval"
+    # (input order among equal scores: kept for ties="input"/"average"; "trec_eval"
     # re-sorts the tied groups by document id just below)
-    keys = (
-        {"q": r_code, "s": scores}
-        if ties == "trec_eval"
-        else {"q": r_code, "s": scores, "row": rows}
-    )
-    sort_keys = [("q", "ascending"), ("s", "descending"), ("row", "ascending")][: len(keys)]
-    order = pc.sort_indices(pa.table(keys), sort_keys=sort_keys)
-    order = order.to_numpy(zero_copy_only=False, writable=True)
+    order = _rank_order(r_code, scores, rows, ties, int(np.count_nonzero(present)))
     q_sorted, s_sorted = r_code[order], scores[order]
-    del r_code, scores, keys
+    del r_code, scores
     if ties == "trec_eval" and order.size > 1:
         _by_doc_id_descending(order, q_sorted, s_sorted, rows, r_doc)
     del rows, rt, r_doc  # the ids are no longer needed: free them before the tail
@@ -705,10 +768,12 @@ def rank_run(
     offsets = np.concatenate(([0], np.cumsum(counts[selected]))).astype(np.int64)
 
     # every selected query's judged grades (>= 0), for relevant counts and ideal lists
-    j_keep = (judged >= 0) & np.isin(q_code, selected) if missing == "skip" else judged >= 0
+    j_keep = (judged >= 0) & present[q_code] if missing == "skip" else judged >= 0
     j_order = np.flatnonzero(j_keep)
-    j_order = j_order[np.argsort(q_code[j_order], kind="stable")]
-    j_counts = np.bincount(q_code[j_order], minlength=n_all)[selected]
+    j_codes = q_code[j_order]
+    j_all = np.bincount(j_codes, minlength=n_all)
+    j_order = j_order[_stable_order(j_codes, int(np.count_nonzero(j_all)))]
+    j_counts = j_all[selected]
     j_offsets = np.concatenate(([0], np.cumsum(j_counts))).astype(np.int64)
 
     if pa.types.is_integer(queries.type):

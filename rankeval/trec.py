@@ -242,7 +242,7 @@ def _read_fast(inp: _Input, layout: _Layout, delimiter: str):
             reader = pacsv.open_csv(
                 stream,
                 read_options=pacsv.ReadOptions(column_names=list(layout.names),
-                                               block_size=_BLOCK_SIZE),
+                                               block_size=_BLOCK_SIZE, use_threads=False),
                 parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=False,
                                                  ignore_empty_lines=False),
                 convert_options=pacsv.ConvertOptions(column_types=types, null_values=[],

@@ -235,3 +235,57 @@ def test_integer_ids_rank_as_their_text(seed):
     by_query = dict(zip(as_int.query_ids.tolist(), as_int.ragged(unjudged=-9.0), strict=True))
     for qid, grades in zip(as_text.query_ids.tolist(), as_text.ragged(unjudged=-9.0), strict=True):
         assert by_query[int(qid)].tolist() == grades.tolist()
+
+
+@settings(max_examples=60)
+@given(st.integers(0, 10**6), st.booleans(), st.booleans())
+def test_rank_order_is_the_stable_sort_by_query_then_score(seed, together, best_first):
+    # both ways: a run as systems write it (each query's rows together, best first:
+    # only whole queries move) and any other (Arrow's sort); signed zeros tie
+    from rankeval.ranking import _rank_order, _stable_order
+
+    rng = np.random.default_rng(seed)
+    n_queries = int(rng.integers(1, 6))
+    sizes = rng.integers(1, 8, size=n_queries)
+    q = np.repeat(rng.permutation(n_queries), sizes).astype(np.int32)
+    s = rng.choice([-0.0, 0.0, 1.0, 2.5, -3.0], size=q.size)
+    if best_first:
+        starts = np.cumsum(sizes) - sizes
+        for a, n in zip(starts, sizes, strict=True):
+            s[a : a + n] = np.sort(s[a : a + n])[::-1]
+    if not together:
+        shuffle = rng.permutation(q.size)
+        q, s = q[shuffle], s[shuffle]
+    rows = np.arange(q.size) * 3  # ascending, not necessarily 0..n-1
+    want = np.lexsort((rows, -s, q))
+    assert _rank_order(q, s, rows, "input", n_queries).tolist() == want.tolist()
+    got = _rank_order(q, s, rows, "trec_eval", n_queries)  # ties: any order (re-sorted later)
+    assert sorted(got.tolist()) == list(range(q.size))
+    assert q[got].tolist() == q[want].tolist() and s[got].tolist() == s[want].tolist()
+    assert _stable_order(q, n_queries).tolist() == np.argsort(q, kind="stable").tolist()
+
+
+@settings(max_examples=60)
+@given(
+    st.lists(
+        st.lists(st.sampled_from([-1, 0, 1, 2, 3, 0.5, 2.0**21, 2.0**22 + 0.5]), max_size=6),
+        min_size=1,
+        max_size=5,
+    ),
+    st.sampled_from([None, 1, 2]),
+)
+def test_ideal_grades_are_each_querys_positive_grades_best_first(per_query, k):
+    # whole grades below 2**21 take one packed sort, any other a lexsort: same result
+    qrels = {f"q{i}": {f"d{j}": g for j, g in enumerate(gs)} for i, gs in enumerate(per_query)}
+    qrels = {q: docs for q, docs in qrels.items() if docs}
+    if not qrels:
+        return
+    ranked = rank_run(qrels, {q: {"d0": 1.0} for q in qrels})
+    for gain in (None, lambda g: 2.0**np.minimum(g, 30) - 1):
+        got = ranked.ideal_grades(k=k, gain=gain)
+        for row, q in zip(got, ranked.query_ids.tolist(), strict=True):
+            values = [float(g) for g in qrels[q].values() if g >= 0]
+            if gain is not None:
+                values = gain(np.array(values)).tolist()
+            want = sorted((v for v in values if v > 0), reverse=True)[:k]
+            assert row.tolist() == want + [0.0] * (len(row) - len(want))
