@@ -13,7 +13,9 @@ as Arrow tables (from ``rankeval._tables``), ids are matched by Arrow's
 hash kernels (``pyarrow.compute.index_in``, ``dictionary_encode``) that
 compare the ids as exact strings (or integers), and documents are ordered by
 Arrow's stable multi-key sort (``pyarrow.compute.sort_indices``), which
-compares strings byte by byte, as C's ``strcmp`` does in trec_eval. pyarrow
+compares strings byte by byte, as C's ``strcmp`` does in trec_eval. A run
+as systems write it (each query's documents together, best first) needs no
+sort: only whole queries move, which NumPy does in linear time. pyarrow
 was chosen over polars because pandas (the result type of ``evaluate``) already
 builds on it, its CSV reader reads TREC files, and it needs no second
 dataframe library. Arrow's kernels compare the ids; integer ids are packed
@@ -24,6 +26,7 @@ Chapter: :doc:`/chapters/13_evaluating_a_run`.
 
 from __future__ import annotations
 
+import functools
 import sys
 from dataclasses import dataclass, field
 
@@ -356,8 +359,10 @@ def _by_doc_id_descending(order, q_sorted, s_sorted, rows, docs):
     """Reorder, in place, each group of equal scores of ``order`` by document id,
     descending, compared byte by byte (C's ``strcmp``, as trec_eval).
 
-    ``q_sorted`` and ``s_sorted`` are the query codes and scores in ``order``;
-    they stay valid, since only rows of equal query and score change places.
+    ``q_sorted`` and ``s_sorted`` are the query codes and scores in ``order``:
+    only rows of equal query and score change places, so ``q_sorted`` stays
+    valid, and ``s_sorted`` is reordered with them (``-0.0`` ties ``0.0``, and
+    each keeps its sign).
     """
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -378,6 +383,7 @@ def _by_doc_id_descending(order, q_sorted, s_sorted, rows, docs):
         pa.table({"g": group, "d": ids}), sort_keys=[("g", "ascending"), ("d", "descending")]
     ).to_numpy()
     order[cells] = order[cells][within]
+    s_sorted[cells] = s_sorted[cells][within]
 
 
 def _split(column):
@@ -451,24 +457,24 @@ def _release() -> None:
     import pyarrow as pa
 
     pa.default_memory_pool().release_unused()
-    if _malloc_trim is not None:
-        _malloc_trim(0)
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
 
 
-def _load_malloc_trim():
+@functools.cache
+def _malloc_trim():
+    """glibc's ``malloc_trim`` from the running process (None elsewhere)."""
+    if not sys.platform.startswith("linux"):
+        return None
     import ctypes
-    import ctypes.util
 
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        trim = libc.malloc_trim
-    except (OSError, AttributeError):
+        trim = ctypes.CDLL(None).malloc_trim  # the C library already loaded: no search
+    except (OSError, AttributeError):  # another C library (musl has none)
         return None
     trim.argtypes, trim.restype = [ctypes.c_size_t], ctypes.c_int
     return trim
-
-
-_malloc_trim = _load_malloc_trim() if sys.platform.startswith("linux") else None
 
 
 def _group_starts(keys: np.ndarray) -> np.ndarray:
@@ -620,8 +626,11 @@ def rank_run(
     ``pyarrow.compute.index_in`` against the qrels' sorted unique ids, and the
     (query, document) pairs of the run with those of the qrels by one hash
     join (an Acero hash-join plan, left outer: a run document without a
-    judgment gets NaN). The documents are then ordered by one stable
-    multi-key sort (``pyarrow.compute.sort_indices``).
+    judgment gets NaN). The documents are then ordered by query and score
+    descending: if each query's documents already sit together, best first
+    (as systems write runs), by moving whole queries only; otherwise by one
+    stable multi-key sort (``pyarrow.compute.sort_indices``). Tied scores are
+    then ordered by ``ties``. Either way the result is the same.
 
     Chapter: :doc:`/chapters/13_evaluating_a_run`.
 

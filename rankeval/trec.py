@@ -33,7 +33,7 @@ carriage return *not* followed by a line feed also ends a line (as in every
 CSV reader and text editor), where trec_eval reads it as a space.
 
 **Why pyarrow.** The files are parsed by Apache Arrow's
-multithreaded CSV reader and its compute kernels (``pyarrow``), not by
+streaming CSV reader and its compute kernels (``pyarrow``), not by
 hand-written tokenising: it compares ids as exact strings, and gives columnar
 tables that pandas, polars, Dask and Spark all read. End to end, ``evaluate``
 from files takes less than half of pytrec_eval's time (measured by
@@ -237,6 +237,8 @@ def _read_fast(inp: _Input, layout: _Layout, delimiter: str):
     types[layout.value] = pa.float64()
     keep = ["query_id", "doc_id", layout.value]
     batches = []
+    # on the calling thread: as fast here (a block is converted while the next is read),
+    # and the freed buffers then return to the allocator with the rest (lower peak memory)
     try:
         with inp.open() as stream:
             reader = pacsv.open_csv(

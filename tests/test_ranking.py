@@ -289,3 +289,11 @@ def test_ideal_grades_are_each_querys_positive_grades_best_first(per_query, k):
                 values = gain(np.array(values)).tolist()
             want = sorted((v for v in values if v > 0), reverse=True)[:k]
             assert row.tolist() == want + [0.0] * (len(row) - len(want))
+
+
+def test_tied_signed_zeros_keep_their_own_scores():
+    # -0.0 ties 0.0, so trec_eval orders them by document id (b before a); each score
+    # moves with its document
+    r = rank_run({"q": {"a": 1}}, {"q": {"a": -0.0, "b": 0.0}})
+    assert np.signbit(r.scores).tolist() == [False, True]
+    assert _grades(r, unjudged=-9.0) == [[-9.0, 1.0]]
