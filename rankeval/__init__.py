@@ -11,8 +11,8 @@ Importing rankeval before pyarrow sets one default for Arrow's allocator
 environment already sets it. mimalloc then commits its arenas' memory page by
 page as it is used, instead of whole arenas (backed by huge pages where the
 system allows) when they are reserved. That lowers the peak memory of
-``evaluate`` on a 10,000 x 100 run by about 35 MB and changes no value or
-measured time (``benchmarks/bench_runs.py``). mimalloc reads the variable when
+``evaluate`` on large runs and changes no value (``benchmarks/README.md``
+says how it was measured). mimalloc reads the variable when
 pyarrow is loaded and again later, so it stays set, and child processes inherit
 it; if pyarrow was imported first, nothing is changed.
 """

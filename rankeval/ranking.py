@@ -15,7 +15,7 @@ compare the ids as exact strings (or integers), and documents are ordered by
 Arrow's stable multi-key sort (``pyarrow.compute.sort_indices``), which
 compares strings byte by byte, as C's ``strcmp`` does in trec_eval. A run
 as systems write it (each query's documents together, best first) needs no
-sort: only whole queries move, which NumPy does in linear time. pyarrow
+sort of its rows: only whole queries move (NumPy). pyarrow
 was chosen over polars because pandas (the result type of ``evaluate``) already
 builds on it, its CSV reader reads TREC files, and it needs no second
 dataframe library. Arrow's kernels compare the ids; integer ids are packed
@@ -451,8 +451,7 @@ def _release() -> None:
     where there is none). Between the large steps of :func:`rank_run`
     (reading, joining, sorting) and after each ``evaluate`` that memory would
     otherwise add to the peak of the next step or call (the ``peak MB``
-    column of ``benchmarks/bench_runs.py``). It costs a few milliseconds and
-    changes no value.
+    column of ``benchmarks/bench_runs.py``). It changes no value.
     """
     import pyarrow as pa
 
@@ -516,8 +515,8 @@ def _rank_order(q, s, rows, ties: str, n_distinct: int) -> np.ndarray:
     equal query and score stay in input order (``rows`` ascending).
 
     A run as systems write it (each query's documents together, best first)
-    is already in that order within each query: then only whole queries move,
-    in linear time. Any other run is sorted by Arrow's ``sort_indices``.
+    is already in that order within each query (one pass over neighbouring
+    rows checks it): then only whole queries move, without a sort. Any other run is sorted by Arrow's ``sort_indices``.
     """
     import pyarrow as pa
     import pyarrow.compute as pc
