@@ -228,14 +228,18 @@ class RankedRun:
 
     def _pool(self):
         """Flat grades (>= 0) and query numbers of the documents that define each
-        query's relevant counts and ideal list."""
-        if self.ideal == "judged":
-            grades, offsets = self._judged, self._judged_offsets
-            return grades, np.repeat(np.arange(len(self)), np.diff(offsets))
-        g = self.grades
-        keep = ~np.isnan(g) & (g >= 0)
-        qcode = np.repeat(np.arange(len(self)), self.lengths)
-        return g[keep], qcode[keep]
+        query's relevant counts and ideal list (computed once, then cached)."""
+        if "pool" not in self._cache:
+            if self.ideal == "judged":
+                grades, offsets = self._judged, self._judged_offsets
+                qcode = np.repeat(np.arange(len(self)), np.diff(offsets))
+            else:
+                g = self.grades
+                keep = ~np.isnan(g) & (g >= 0)
+                grades = g[keep]
+                qcode = np.repeat(np.arange(len(self)), self.lengths)[keep]
+            self._cache["pool"] = (grades, qcode)
+        return self._cache["pool"]
 
     def _per_query_count(self, flags):
         grades, qcode = self._pool()
@@ -422,12 +426,12 @@ def _match_integer_ids(q_code, q_doc, r_code, r_doc, keep):
     return _codes(pa.array(r_keys), pa.array(q_keys))
 
 
-def _left_join(left, right, keys, left_output, right_output):
-    """Acero's hash join (left outer), keeping only the columns asked for."""
+def _inner_join(left, right, keys, left_output, right_output):
+    """Acero's hash join (inner: matched rows only), keeping the columns asked for."""
     from pyarrow import acero
 
     options = acero.HashJoinNodeOptions(
-        "left outer", left_keys=keys, right_keys=keys,
+        "inner", left_keys=keys, right_keys=keys,
         left_output=left_output, right_output=right_output,
     )  # fmt: skip
     plan = acero.Declaration(
@@ -441,24 +445,28 @@ def _left_join(left, right, keys, left_output, right_output):
     return plan.to_table()
 
 
-def _release() -> None:
+def _release(trim: bool = False) -> None:
     """Hand the memory freed so far back to the operating system now.
 
     Arrow's default allocator (mimalloc) keeps freed pages for a while before
-    returning them, and the C library's malloc (NumPy's arrays, and the
-    buffers of Arrow's worker threads, each with its own arena) keeps freed
-    memory below the top of each arena until ``malloc_trim`` (glibc; skipped
-    where there is none). Between the large steps of :func:`rank_run`
-    (reading, joining, sorting) and after each ``evaluate`` that memory would
-    otherwise add to the peak of the next step or call (the ``peak MB``
-    column of ``benchmarks/bench_runs.py``). It changes no value.
+    returning them. Between the large steps of :func:`rank_run` (reading,
+    joining, sorting) that memory would otherwise add to the peak of the next
+    step, whose NumPy arrays come from the C library's malloc, not from
+    Arrow's pool (the ``peak MB`` column of ``benchmarks/bench_runs.py``).
+
+    ``trim=True`` (once, at the end of :func:`rankeval.evaluate`) also calls
+    glibc's ``malloc_trim``, so that the C heap (NumPy's freed arrays) does not
+    stay with the process after the call. Between steps it is left out: the
+    next step reuses that memory at once, and a trim there would make it
+    fault every page back in. It changes no value.
     """
     import pyarrow as pa
 
     pa.default_memory_pool().release_unused()
-    trim = _malloc_trim()
-    if trim is not None:
-        trim(0)
+    if trim:
+        c_trim = _malloc_trim()
+        if c_trim is not None:
+            c_trim(0)
 
 
 @functools.cache
@@ -624,8 +632,8 @@ def rank_run(
     Only the engine compares ids: query ids are matched with
     ``pyarrow.compute.index_in`` against the qrels' sorted unique ids, and the
     (query, document) pairs of the run with those of the qrels by one hash
-    join (an Acero hash-join plan, left outer: a run document without a
-    judgment gets NaN). The documents are then ordered by query and score
+    join (an Acero hash-join plan, inner: a run document it does not match
+    is unjudged and gets NaN). The documents are then ordered by query and score
     descending: if each query's documents already sit together, best first
     (as systems write runs), by moving whole queries only; otherwise by one
     stable multi-key sort (``pyarrow.compute.sort_indices``). Tied scores are
@@ -648,7 +656,6 @@ def rank_run(
     array([1., 0.])
     """
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     t = check_threshold(threshold)
     _choice("ties", ties, TIES)
@@ -720,10 +727,10 @@ def rank_run(
                 "at": np.arange(q_code.size, dtype=index),
             }
         )
-        joined = _left_join(left, right, ["q", "doc_id"], ["row"], ["at"])
+        joined = _inner_join(left, right, ["q", "doc_id"], ["row"], ["at"])
         del left, right
-        at = np.empty(r_code.size, dtype=index)  # back in input order (rows of kept queries)
-        at[joined.column("row").to_numpy()] = pc.fill_null(joined.column("at"), -1).to_numpy()
+        at = np.full(r_code.size, -1, dtype=index)  # back in input order; -1: not judged
+        at[joined.column("row").to_numpy()] = joined.column("at").to_numpy()
         del joined
         if not keep.all():
             at = at[keep]
