@@ -259,6 +259,8 @@ def first_duplicate(table: pa.Table):
     are grouped by query with a stable sort), then the documents of slices
     of about ``_DUPLICATE_SLICE`` rows, made of whole queries, are
     dictionary-encoded, so that each hash table stays in the CPU cache.
+    Integer document ids need no hashing: each (query, document) pair
+    becomes one int64 key, and one sort of the keys finds the repeats.
 
     Parameters
     ----------
@@ -289,10 +291,16 @@ def first_duplicate(table: pa.Table):
     change[0] = True
     change[1:] = _to_numpy_bool(pc.not_equal(queries.slice(1), queries.slice(0, n - 1)))
     heads = np.flatnonzero(change)
-    order = None
+    codes = np.zeros(1, dtype=np.int64)  # each run of equal query ids: the query's number
     if len(heads) > 1:
         head_ids = queries.take(pa.array(heads))
         codes = pc.dictionary_encode(head_ids).combine_chunks().indices.to_numpy()
+    if pa.types.is_integer(docs.type):
+        found = _first_duplicate_integer(codes, heads, docs, n)
+        if found is not False:
+            return found
+    order = None
+    if len(heads) > 1:
         if codes.max() + 1 < len(heads):  # some query appears in two places
             qcode = np.repeat(codes, np.diff(heads, append=n))
             order = np.argsort(qcode, kind="stable")
@@ -329,6 +337,25 @@ def first_duplicate(table: pa.Table):
     if order is not None:
         pairs = [tuple(sorted((int(order[a]), int(order[b])))) for a, b in pairs]
     return min(pairs, key=lambda p: (p[1], p[0]))
+
+
+def _first_duplicate_integer(codes, heads, docs, n):
+    """:func:`first_duplicate` for integer document ids: each (query number, id)
+    pair becomes one int64 key, and one sort of the keys finds any repeat (no
+    hashing of the ids). False when the keys could overflow (then the general
+    path decides)."""
+    doc = docs.to_numpy() if isinstance(docs, pa.Array) else docs.combine_chunks().to_numpy()
+    doc = doc.astype(np.int64, copy=False)
+    low, high = int(doc.min()), int(doc.max())
+    span = high - low + 1
+    if (int(codes.max()) + 1) * span >= 2**62:
+        return False
+    qcode = np.repeat(codes.astype(np.int64), np.diff(heads, append=n))
+    key = qcode * span + (doc - low)
+    ordered = np.sort(key)
+    if not (ordered[1:] == ordered[:-1]).any():
+        return None
+    return min(_repeated(key, 0), key=lambda p: (p[1], p[0]))
 
 
 def _repeated(key: np.ndarray, offset: int):

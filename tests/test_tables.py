@@ -267,6 +267,26 @@ def test_first_duplicate_matches_oracle(pairs, slice_rows):
         tables._DUPLICATE_SLICE = old
 
 
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(st.tuples(st.sampled_from([3, -1, 7, 2**40]),
+                       st.sampled_from([0, 1, -5, 2**31, 2**62, -(2**63), 2**63 - 1])),
+             max_size=40),
+    st.booleans(),
+)
+def test_first_duplicate_integer_ids_match_oracle(pairs, string_queries):
+    """Integer document ids take the int64-key path (or, when the keys could
+    overflow, the hashing path); both agree with the oracle."""
+    queries = [str(q) if string_queries else q for q, _ in pairs]
+    docs = [d for _, d in pairs]
+    table = pa.table({"query_id": pa.array(queries, pa.string() if string_queries else pa.int64()),
+                      "doc_id": pa.array(docs, pa.int64())})
+    assert first_duplicate(table) == _oracle(queries, docs)
+    half = len(pairs) // 2  # the same rows in two chunks
+    chunked = pa.concat_tables([table.slice(0, half), table.slice(half)])
+    assert first_duplicate(chunked) == _oracle(queries, docs)
+
+
 def test_first_duplicate_chunked_and_integer():
     table = pa.Table.from_batches([
         pa.record_batch({"query_id": [1, 1], "doc_id": [5, 6]}),
