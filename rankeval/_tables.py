@@ -253,8 +253,8 @@ def first_duplicate(table: pa.Table):
     """The rows ``(i, j)``, ``i < j``, of a (query_id, doc_id) pair given twice, or None.
 
     Of all repeated pairs, the one repeated earliest (smallest ``j``) is
-    returned, with ``i`` its first occurrence. Ids are compared exactly by
-    Arrow's hash kernels: queries are first cut into runs of equal ids (rows
+    returned, with ``i`` its first occurrence. Text ids are compared exactly
+    by Arrow's hash kernels: queries are first cut into runs of equal ids (rows
     of one query usually sit together, as in TREC files; otherwise the rows
     are grouped by query with a stable sort), then the documents of slices
     of about ``_DUPLICATE_SLICE`` rows, made of whole queries, are

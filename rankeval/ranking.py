@@ -285,7 +285,8 @@ class RankedRun:
         ndarray of float64, shape (n_queries, width)
         """
         grades, qcode = self._pool()
-        values = grades if gain is None else np.asarray(gain(grades), dtype=np.float64)
+        # (a copy for the gain: the pool is cached, and a gain may work in place)
+        values = grades if gain is None else np.asarray(gain(grades.copy()), dtype=np.float64)
         pos = np.flatnonzero(values > 0)
         values, qcode = values[pos], qcode[pos]
         bits = 21  # whole values below 2**21 (every usual grade and gain): one packed sort
@@ -446,7 +447,8 @@ def _inner_join(left, right, keys, left_output, right_output):
 
 
 def _release(trim: bool = False) -> None:
-    """Hand the memory freed so far back to the operating system now.
+    """Hand the memory Arrow's pool has freed back to the operating system now
+    (and, with ``trim=True``, the C heap's too).
 
     Arrow's default allocator (mimalloc) keeps freed pages for a while before
     returning them. Between the large steps of :func:`rank_run` (reading,
@@ -455,10 +457,11 @@ def _release(trim: bool = False) -> None:
     Arrow's pool (the ``peak MB`` column of ``benchmarks/bench_runs.py``).
 
     ``trim=True`` (once, at the end of :func:`rankeval.evaluate`) also calls
-    glibc's ``malloc_trim``, so that the C heap (NumPy's freed arrays) does not
-    stay with the process after the call. Between steps it is left out: the
-    next step reuses that memory at once, and a trim there would make it
-    fault every page back in. It changes no value.
+    glibc's ``malloc_trim`` (skipped where there is none), so that the C heap
+    (NumPy's freed arrays) does not stay with the process after the call.
+    Between steps it is left out: the next step reuses that memory at once,
+    and a trim there would make it fault every page back in. It changes no
+    value.
     """
     import pyarrow as pa
 
@@ -633,7 +636,8 @@ def rank_run(
     ``pyarrow.compute.index_in`` against the qrels' sorted unique ids, and the
     (query, document) pairs of the run with those of the qrels by one hash
     join (an Acero hash-join plan, inner: a run document it does not match
-    is unjudged and gets NaN). The documents are then ordered by query and score
+    is unjudged and gets NaN); with integer document ids each pair is one
+    int64 key, looked up by ``pyarrow.compute.index_in``. The documents are then ordered by query and score
     descending: if each query's documents already sit together, best first
     (as systems write runs), by moving whole queries only; otherwise by one
     stable multi-key sort (``pyarrow.compute.sort_indices``). Tied scores are

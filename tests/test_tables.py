@@ -270,7 +270,8 @@ def test_first_duplicate_matches_oracle(pairs, slice_rows):
 @settings(max_examples=80, deadline=None)
 @given(
     st.lists(st.tuples(st.sampled_from([3, -1, 7, 2**40]),
-                       st.sampled_from([0, 1, -5, 2**31, 2**62, -(2**63), 2**63 - 1])),
+                       st.sampled_from([0, 1, -5, 2**31, 2**60, 2**61, 2**62, -(2**63),
+                                        2**63 - 1])),
              max_size=40),
     st.booleans(),
 )
@@ -282,9 +283,34 @@ def test_first_duplicate_integer_ids_match_oracle(pairs, string_queries):
     table = pa.table({"query_id": pa.array(queries, pa.string() if string_queries else pa.int64()),
                       "doc_id": pa.array(docs, pa.int64())})
     assert first_duplicate(table) == _oracle(queries, docs)
+    old = tables._DUPLICATE_SLICE
+    tables._DUPLICATE_SLICE = 2  # the hashing path in small slices, when it runs
+    try:
+        assert first_duplicate(table) == _oracle(queries, docs)
+    finally:
+        tables._DUPLICATE_SLICE = old
     half = len(pairs) // 2  # the same rows in two chunks
     chunked = pa.concat_tables([table.slice(0, half), table.slice(half)])
     assert first_duplicate(chunked) == _oracle(queries, docs)
+
+
+def test_integer_ids_take_the_key_path_unless_the_keys_could_overflow(monkeypatch):
+    calls = []
+    real = tables._first_duplicate_integer
+
+    def spy(*args):
+        calls.append(real(*args))
+        return calls[-1]
+
+    monkeypatch.setattr(tables, "_first_duplicate_integer", spy)
+    small = pa.table({"query_id": ["a", "b", "a"], "doc_id": [5, 6, 5]})
+    assert first_duplicate(small) == (0, 2) and calls == [(0, 2)]
+    # two queries x a span of 2**61 + 1 ids: keys up to 2**62, so the hashing path decides
+    wide = pa.table({"query_id": ["a", "b", "b", "a"], "doc_id": [0, 2**61, 2**61, 0]})
+    assert first_duplicate(wide) == (1, 2) and calls[-1] is False
+    dictionary = pa.table({"query_id": pa.array(["a", "b", "a"]).dictionary_encode(),
+                           "doc_id": pa.array([1, 2, 1], pa.int32())})
+    assert first_duplicate(dictionary) == (0, 2) and calls[-1] == (0, 2)
 
 
 def test_first_duplicate_chunked_and_integer():
