@@ -17,7 +17,9 @@ on the per-query **differences** :math:`d_q = a_q - b_q`:
   each measure marked and significant differences flagged.
 
 The tests themselves are SciPy's (``ttest_rel``, ``wilcoxon``,
-``permutation_test``, ``bootstrap``); SciPy is imported only when called.
+``permutation_test`` for the exact randomization test and ``monte_carlo_test``
+with random sign flips for the sampled one, ``bootstrap``); SciPy is imported
+only when called.
 
 Chapter: :doc:`/chapters/15_comparing_systems`.
 """
@@ -121,6 +123,20 @@ def _mean_difference(x, y, axis=-1):
     return np.mean(x - y, axis=axis)
 
 
+def _mean(d, axis=-1):
+    return np.mean(d, axis=axis)
+
+
+def _sign_flips(d, rng):
+    """``rvs`` of the randomization test: the differences ``d``, each sign
+    flipped with probability 1/2 (a query's two scores swapped), ``size`` at once."""
+
+    def rvs(size):
+        return np.where(rng.random(size) < 0.5, -d, d)
+
+    return rvs
+
+
 def paired_test(a, b, *, test="t", alternative="two-sided", n_resamples=10_000, seed=0):
     r"""Paired significance test of two systems' per-query scores.
 
@@ -134,11 +150,14 @@ def paired_test(a, b, *, test="t", alternative="two-sided", n_resamples=10_000, 
         ``"t"``: paired t-test (``scipy.stats.ttest_rel``). ``"wilcoxon"``:
         Wilcoxon signed-rank test (``scipy.stats.wilcoxon``; queries with a
         zero difference are dropped, its default). ``"permutation"``: paired
-        randomization test (``scipy.stats.permutation_test`` with
-        ``permutation_type="samples"``): under the null hypothesis each
-        query's two scores are exchangeable, so the sign of each difference is
-        flipped at random; the statistic is the mean difference. It is exact
-        (all :math:`2^n` sign patterns) when ``n_resamples >= 2**n``.
+        randomization test: under the null hypothesis each query's two scores
+        are exchangeable, so the sign of each difference is flipped at random;
+        the statistic is the mean difference. It is exact (all :math:`2^n`
+        sign patterns, ``scipy.stats.permutation_test`` with
+        ``permutation_type="samples"``) when ``n_resamples >= 2**n``;
+        otherwise ``n_resamples`` random patterns are drawn
+        (``scipy.stats.monte_carlo_test``, whose p-value convention is the
+        same: the observed pattern counts as one of them).
     alternative : {"two-sided", "greater", "less"}, default="two-sided"
         ``"greater"``: the alternative that ``a`` scores higher than ``b``.
     n_resamples : int, default=10000
@@ -225,18 +244,29 @@ def paired_test(a, b, *, test="t", alternative="two-sided", n_resamples=10_000, 
         r = stats.wilcoxon(x, y, alternative=alternative)
     else:
         n = _positive_int(n_resamples, "n_resamples")
-        exact = x.size < 63 and n >= 2**x.size  # SciPy then enumerates all 2^n patterns
+        exact = x.size < 63 and n >= 2**x.size  # all 2^n sign patterns
         _check_resamples(2**x.size if exact else n, "n_resamples")
-        r = stats.permutation_test(
-            (x, y),
-            _mean_difference,
-            permutation_type="samples",
-            vectorized=True,
-            n_resamples=n,
-            batch=_batch(n, x.size),
-            alternative=alternative,
-            rng=_rng(seed),
-        )
+        if exact:  # SciPy enumerates every pattern (swapping a query's two scores)
+            r = stats.permutation_test(
+                (x, y),
+                _mean_difference,
+                permutation_type="samples",
+                vectorized=True,
+                n_resamples=n,
+                batch=_batch(n, x.size),
+                alternative=alternative,
+                rng=_rng(seed),
+            )
+        else:  # random patterns: SciPy's Monte Carlo test draws each batch at once
+            r = stats.monte_carlo_test(
+                x - y,
+                _sign_flips(x - y, _rng(seed)),
+                _mean,
+                vectorized=True,
+                n_resamples=n,
+                batch=_batch(n, x.size),
+                alternative=alternative,
+            )
     return PairedTest(test, float(r.statistic), float(r.pvalue))
 
 

@@ -44,16 +44,53 @@ def test_t_and_wilcoxon_equal_scipy(seed, alternative):
     assert (got.statistic, got.pvalue) == pytest.approx((w.statistic, w.pvalue), rel=1e-12)
 
 
+@pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
 @pytest.mark.parametrize("seed", range(3))
-def test_permutation_equals_scipy_with_the_same_seed(seed):
-    a, b = scores(seed, n=25)
+def test_exact_permutation_equals_scipy(seed, alternative):
+    a, b = scores(seed, n=10)  # 2**10 = 1024 <= 2000: every sign pattern, no randomness
     ref = stats.permutation_test(
         (a, b), mean_difference, permutation_type="samples", vectorized=True,
-        n_resamples=2000, rng=np.random.default_rng(seed),
+        n_resamples=2000, alternative=alternative, rng=np.random.default_rng(seed + 7),
     )
-    got = paired_test(a, b, test="permutation", n_resamples=2000, seed=seed)
-    assert got.statistic == pytest.approx(np.mean(a - b))
+    got = paired_test(a, b, test="permutation", n_resamples=2000, seed=seed,
+                      alternative=alternative)
+    assert got.statistic == pytest.approx(np.mean(a - b), rel=1e-15)
     assert got.pvalue == ref.pvalue
+
+
+@pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
+@pytest.mark.parametrize("seed", range(4))
+def test_sampled_permutation_agrees_with_scipys_permutation_test(seed, alternative):
+    """Random sign patterns: the p-value is a Monte Carlo estimate of the same
+    quantity SciPy's permutation_test (swapping each query's two scores) estimates,
+    with the same convention; two estimates from 20,000 patterns each differ by
+    at most a few standard errors."""
+    rng = np.random.default_rng(seed)
+    n = 40
+    a = rng.random(n)
+    b = a - rng.normal(0.02 * seed, 0.1, n)  # from no difference to a clear one
+    B = 20_000
+    ref = stats.permutation_test(
+        (a, b), mean_difference, permutation_type="samples", vectorized=True,
+        n_resamples=B, alternative=alternative, rng=np.random.default_rng(100 + seed),
+    ).pvalue
+    got = paired_test(a, b, test="permutation", n_resamples=B, seed=seed,
+                      alternative=alternative).pvalue
+    p = min(max(ref, got), 1 - 1e-9)
+    k = 2 if alternative == "two-sided" else 1  # the two-sided p doubles a one-sided one
+    assert abs(got - ref) <= 5 * k * np.sqrt(2 * p * (1 - p) / B) + 2 * k / B
+    assert got >= 1 / (B + 1)  # the observed pattern counts: never 0
+
+
+def test_sampled_permutation_null_flips_each_sign_with_probability_one_half():
+    from rankeval.compare import _sign_flips
+
+    d = np.array([1.0, -2.0, 3.0, 0.0])
+    flipped = _sign_flips(d, np.random.default_rng(0))(size=(100_000, 4))
+    assert flipped.shape == (100_000, 4)
+    assert np.array_equal(np.abs(flipped), np.broadcast_to(np.abs(d), flipped.shape))
+    share = (flipped[:, :3] == d[:3]).mean(axis=0)  # kept sign, per query
+    assert np.all(np.abs(share - 0.5) < 0.01)  # about 6 standard errors of 100,000 draws
 
 
 def test_exact_permutation_test_by_hand():
