@@ -156,8 +156,9 @@ def paired_test(a, b, *, test="t", alternative="two-sided", n_resamples=10_000, 
         sign patterns, ``scipy.stats.permutation_test`` with
         ``permutation_type="samples"``) when ``n_resamples >= 2**n``;
         otherwise ``n_resamples`` random patterns are drawn
-        (``scipy.stats.monte_carlo_test``, whose p-value convention is the
-        same: the observed pattern counts as one of them).
+        (``scipy.stats.monte_carlo_test``, with the convention of
+        ``permutation_test``'s sampled path: the observed pattern counts as
+        one of them, and the two-sided p-value is twice the smaller tail).
     alternative : {"two-sided", "greater", "less"}, default="two-sided"
         ``"greater"``: the alternative that ``a`` scores higher than ``b``.
     n_resamples : int, default=10000
@@ -181,7 +182,8 @@ def paired_test(a, b, *, test="t", alternative="two-sided", n_resamples=10_000, 
     ------
     ValueError
         Different query sets or lengths, NaN scores, unknown test; for the
-        t-test, fewer than 2 queries, or every difference equal to the same
+        t-test and the randomization test, fewer than 2 queries; for the
+        t-test, every difference equal to the same
         non-zero number (zero variance: t would be infinite and p = 0, a
         verdict the data cannot support; use ``test="permutation"``);
         ``n_resamples`` above ``rankeval.compare.MAX_RESAMPLES``.
@@ -243,6 +245,11 @@ def paired_test(a, b, *, test="t", alternative="two-sided", n_resamples=10_000, 
     elif test == "wilcoxon":
         r = stats.wilcoxon(x, y, alternative=alternative)
     else:
+        if x.size < 2:
+            raise ValueError(
+                "the randomization test needs at least 2 queries (one query has only two "
+                "sign patterns, and SciPy's test refuses it)"
+            )
         n = _positive_int(n_resamples, "n_resamples")
         exact = x.size < 63 and n >= 2**x.size  # all 2^n sign patterns
         _check_resamples(2**x.size if exact else n, "n_resamples")
