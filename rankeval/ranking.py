@@ -408,22 +408,23 @@ def _match_integer_ids(q_code, q_doc, r_code, r_doc, keep):
 
     ``keep`` is a boolean mask of the run's rows.
 
-    The pair (query code, document id) becomes one int64 key, looked up among the
-    qrels' keys by Arrow's ``index_in`` (exact integer equality). Returns None when
-    the keys could overflow (then the hash join on the ids is used).
+    The pair (query code, document id) becomes one int64 key
+    (``rankeval._tables.int_pair_keys``), looked up among the qrels' keys by
+    Arrow's ``index_in`` (exact integer equality). Returns None when the keys
+    could overflow (then the hash join on the ids is used).
     """
     import pyarrow as pa
 
-    qd = q_doc.to_numpy().astype(np.int64, copy=False)
-    rd = r_doc.to_numpy().astype(np.int64, copy=False)[keep]
+    from ._tables import int_pair_keys
+
+    qd = q_doc.to_numpy()
+    rd = r_doc.to_numpy()[keep]
     if not qd.size or not rd.size:
         return np.full(rd.size, -1, dtype=np.int64)
-    low = min(int(qd.min()), int(rd.min()))
-    span = max(int(qd.max()), int(rd.max())) - low + 1
-    if (int(q_code.max()) + 1) * span >= 2**62:
+    keys = int_pair_keys([(q_code, qd), (r_code[keep], rd)])
+    if keys is None:
         return None
-    q_keys = q_code.astype(np.int64) * span + (qd - low)
-    r_keys = r_code[keep].astype(np.int64) * span + (rd - low)
+    q_keys, r_keys = keys
     return _codes(pa.array(r_keys), pa.array(q_keys))
 
 
@@ -527,7 +528,8 @@ def _rank_order(q, s, rows, ties: str, n_distinct: int) -> np.ndarray:
 
     A run as systems write it (each query's documents together, best first)
     is already in that order within each query (one pass over neighbouring
-    rows checks it): then only whole queries move, without a sort. Any other run is sorted by Arrow's ``sort_indices``.
+    rows checks it): then only whole queries move, without a sort. Any other
+    run is sorted by Arrow's ``sort_indices``.
     """
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -637,8 +639,9 @@ def rank_run(
     (query, document) pairs of the run with those of the qrels by one hash
     join (an Acero hash-join plan, inner: a run document it does not match
     is unjudged and gets NaN); with integer document ids each pair is one
-    int64 key, looked up by ``pyarrow.compute.index_in``. The documents are then ordered by query and score
-    descending: if each query's documents already sit together, best first
+    int64 key, looked up by ``pyarrow.compute.index_in``. The documents are
+    then ordered by query and score descending: if each query's documents
+    already sit together, best first
     (as systems write runs), by moving whole queries only; otherwise by one
     stable multi-key sort (``pyarrow.compute.sort_indices``). Tied scores are
     then ordered by ``ties``. Either way the result is the same.
