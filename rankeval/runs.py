@@ -202,7 +202,7 @@ def evaluate(
         ids, name="query_id", dtype=ids.dtype if ids.dtype.kind == "i" else object
     )
     del ranked, values, ids
-    _release(trim=True)  # the freed arrays go back to the system before the next call
+    _release()  # Arrow's freed pages go back to the system before the next call
     return frame
 
 
