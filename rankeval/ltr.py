@@ -511,8 +511,8 @@ def evaluate_groups(
         threshold=t,
         ideal="judged",
         tie_groups=tie_groups,
-        _judged=grades,  # every row of a query is judged: its labels are the ideal list
-        _judged_offsets=offsets,
+        judged=grades,  # every row is judged (labels >= 0): the labels are the ideal list
+        judged_offsets=offsets,
     )
     values = score_ranked(parsed, ranked, t, _CELL_BUDGET)
     if no_relevant is not None:

@@ -89,6 +89,13 @@ class RankedRun:
     tie_groups : ndarray of int64 or None
         With ``ties="average"``: for every ranked document, the number of its
         group of equal scores (increasing along the flat array); else None.
+    judged : ndarray of float64
+        The judged grades (``>= 0``) of every query, query after query, in no
+        particular order within a query, ranked or not: where
+        ``ideal="judged"`` takes relevant counts, judged counts and ideal
+        lists from (trec_eval's view of the qrels).
+    judged_offsets : ndarray of int64, shape (n + 1,)
+        Where each query's grades start in ``judged``.
 
     Chapter: :doc:`/chapters/13_evaluating_a_run`.
     """
@@ -100,8 +107,8 @@ class RankedRun:
     threshold: float
     ideal: str
     tie_groups: np.ndarray | None
-    _judged: np.ndarray = field(repr=False)  # qrels grades (>= 0), query after query
-    _judged_offsets: np.ndarray = field(repr=False)
+    judged: np.ndarray = field(repr=False)
+    judged_offsets: np.ndarray = field(repr=False)
     _cache: dict = field(default_factory=dict, repr=False)
 
     def __len__(self) -> int:
@@ -119,7 +126,7 @@ class RankedRun:
         start, stop, _ = where.indices(len(self))
         stop = max(start, stop)
         a, b = self.offsets[start], self.offsets[stop]
-        ja, jb = self._judged_offsets[start], self._judged_offsets[stop]
+        ja, jb = self.judged_offsets[start], self.judged_offsets[stop]
         return RankedRun(
             self.query_ids[start:stop],
             self.grades[a:b],
@@ -128,8 +135,8 @@ class RankedRun:
             self.threshold,
             self.ideal,
             None if self.tie_groups is None else self.tie_groups[a:b],
-            self._judged[ja:jb],
-            self._judged_offsets[start : stop + 1] - ja,
+            self.judged[ja:jb],
+            self.judged_offsets[start : stop + 1] - ja,
         )
 
     def chunks(self, max_cells=1 << 24):
@@ -229,7 +236,7 @@ class RankedRun:
         query's relevant counts and ideal list (computed once, then cached)."""
         if "pool" not in self._cache:
             if self.ideal == "judged":
-                grades, offsets = self._judged, self._judged_offsets
+                grades, offsets = self.judged, self.judged_offsets
                 qcode = np.repeat(np.arange(len(self)), np.diff(offsets))
             else:
                 g = self.grades
@@ -788,6 +795,6 @@ def rank_run(
         threshold=t,
         ideal=ideal,
         tie_groups=tie_groups,
-        _judged=judged[j_order],
-        _judged_offsets=j_offsets,
+        judged=judged[j_order],
+        judged_offsets=j_offsets,
     )

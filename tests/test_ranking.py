@@ -43,6 +43,17 @@ def test_ranked_grades_offsets_and_counts():
     np.testing.assert_array_equal(r.scores, [0.9, 0.8, 0.7, 0.1, 1.0, 0.7, 0.5])
 
 
+def test_judged_pool_holds_every_judged_grade_of_each_query():
+    r = rank_run(QRELS, RUN, missing="zero")  # q3 kept, with an empty ranking
+    assert r.query_ids.tolist() == ["q1", "q2", "q3"]
+    edges = r.judged_offsets
+    pools = [sorted(r.judged[a:b].tolist()) for a, b in zip(edges[:-1], edges[1:], strict=True)]
+    # ranked or not ("z" is not in the run); the -1 of q2 is left out (unjudged in trec_eval)
+    assert pools == [[0, 1, 1, 2], [1], [0]]
+    tail = r[1:]
+    assert tail.judged_offsets.tolist() == [0, 1, 2] and sorted(tail.judged.tolist()) == [0, 1]
+
+
 def test_ideal_retrieved_counts_only_the_ranked_documents():
     r = rank_run(QRELS, RUN, ideal="retrieved")
     assert r.n_relevant().tolist() == [2, 1]
