@@ -58,8 +58,8 @@ class Param:
     """A typed measure parameter: name, kind, default and meaning.
 
     ``kind`` is ``"threshold"`` (a grade > 0), ``"probability"`` (in (0, 1)),
-    ``"positive"`` (a number > 0), ``"choice"`` (one of ``choices``) or
-    ``"gains"`` (a map grade -> gain).
+    ``"positive"`` (a number > 0), ``"non-negative"`` (a number >= 0),
+    ``"choice"`` (one of ``choices``) or ``"gains"`` (a map grade -> gain).
     """
 
     name: str
@@ -83,6 +83,10 @@ class Param:
         if self.kind == "positive":
             if not number or not value > 0 or not math.isfinite(value):
                 raise bad("a number > 0")
+            return value
+        if self.kind == "non-negative":
+            if not number or not value >= 0 or not math.isfinite(value):
+                raise bad("a number >= 0")
             return value
         if self.kind == "probability":
             if not number or not 0 < value < 1:
@@ -330,7 +334,9 @@ def _score_gap(ranked, k, max_grade=4):
 
     def f(r):
         top = _check_scale(r, None, c, "GAP")
-        counts = r.grade_counts(c) if r.ideal == "judged" else None
+        # the judged grades of unretrieved documents count too: grade_counts refuses
+        # a grade above c or a fractional one, as the ranked grades are refused
+        counts = r.grade_counts(c, what="GAP") if r.ideal == "judged" else None
         return graded_average_precision(top, k, max_grade=c, grade_counts=counts)
 
     return _nonempty(ranked, f, 0.0)
@@ -558,7 +564,7 @@ DECLARATIONS = {
         _d("SetR", "recall of the whole retrieved set", _score_set_r, "set_recall",
            params=(_REL,), trec_eval="set_recall", cutoff="none", binary=True),
         _d("SetF", "F-beta of set precision and recall (default F1)", _score_set_f, "set_f",
-           params=(_REL, Param("beta", "positive", 1, "weight of recall")),
+           params=(_REL, Param("beta", "non-negative", 1, "weight of recall (0: precision)")),
            trec_eval="set_F", cutoff="none", binary=True),
         _d("trec_rbp", "trec_eval 10's rbp: grades / the query's top grade", _score_trec_rbp,
            "trec_rbp", params=(Param("p", "probability", 0.9, "persistence"),),

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._validation import check_threshold
+from ._validation import check_k, check_threshold
 
 __all__ = ["RankedRun", "rank_run"]
 
@@ -140,9 +140,17 @@ class RankedRun:
         )
 
     def chunks(self, max_cells=1 << 24):
-        """Yield ``(slice, RankedRun)`` blocks of queries whose padded matrix has at
-        most ``max_cells`` cells (a single longer query forms its own block)."""
+        """Yield ``(slice, RankedRun)`` blocks of queries whose padded matrices have
+        at most ``max_cells`` cells each (a single longer query forms its own block).
+
+        A query's width is its ranking's length or, if longer, the number of its
+        judged documents: the ideal list (:meth:`ideal_grades` without ``k``)
+        is as wide as that, and a query with many judgments and a short ranking
+        must not make every other query of its block as wide.
+        """
         lengths = self.lengths
+        if self.ideal == "judged":
+            lengths = np.maximum(lengths, np.diff(self.judged_offsets))
         n = len(lengths)
         if n == 0:
             return
@@ -200,6 +208,7 @@ class RankedRun:
             Row ``i`` holds query ``i``'s grades, best rank first; ``width`` is
             the longest ranking (cut at ``k``), at least 1.
         """
+        k = check_k(k)
         key = ("padded", k, repr(unjudged))
         if key not in self._cache:
             width, _, mask = self._cells(k)
@@ -210,6 +219,7 @@ class RankedRun:
 
     def ragged(self, k=None, unjudged=0.0) -> list:
         """The ranked grades as a list of 1-D arrays (one per query), cut at ``k``."""
+        k = check_k(k)
         g = self._flat(None, unjudged)
         return [
             g[a : b if k is None else min(b, a + k)]
@@ -220,6 +230,7 @@ class RankedRun:
         """``(n_queries, width)`` tie-group numbers (``ties="average"``), -1 in padding."""
         if self.tie_groups is None:
             raise ValueError("tie groups exist only for a run ranked with ties='average'")
+        k = check_k(k)
         width, _, mask = self._cells(k)
         out = np.full((len(self), width), -1, dtype=np.int64)
         flat = self.tie_groups
@@ -289,6 +300,7 @@ class RankedRun:
         -------
         ndarray of float64, shape (n_queries, width)
         """
+        k = check_k(k)
         grades, qcode = self._pool()
         # (a copy for the gain: the pool is cached, and a gain may work in place)
         values = grades if gain is None else np.asarray(gain(grades.copy()), dtype=np.float64)
@@ -313,11 +325,25 @@ class RankedRun:
         out[qcode[keep], rank[keep]] = values[keep]
         return out
 
-    def grade_counts(self, max_grade: int) -> np.ndarray:
+    def grade_counts(self, max_grade: int, what: str = "grade_counts") -> np.ndarray:
         """``(n_queries, max_grade)``: judged documents of grade 1, 2, ..., max_grade
-        (whole grades only) per query."""
+        per query (grade 0 is not counted).
+
+        Raises ``ValueError`` (its message starting with ``what``) if a judged
+        grade is above ``max_grade`` or not a whole number: such a document
+        would otherwise be left out of the counts without a word.
+        """
         grades, qcode = self._pool()
-        ok = (grades == np.round(grades)) & (grades >= 1) & (grades <= max_grade)
+        bad = (grades != np.round(grades)) | (grades > max_grade)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            g, q = grades[i], self.query_ids[qcode[i]]
+            why = "not a whole number" if g != round(g) else f"above max_grade={max_grade}"
+            raise ValueError(
+                f"{what}: query {q!r} has a judged grade of {g:g}, {why} (whole grades 0, "
+                f"1, ..., max_grade only; give the top of your grade scale as max_grade)"
+            )
+        ok = grades >= 1
         counts = np.zeros((len(self), max_grade))
         np.add.at(counts, (qcode[ok], grades[ok].astype(np.int64) - 1), 1)
         return counts
@@ -587,7 +613,9 @@ def rank_run(
         ``"double"`` compares scores as 64-bit floats (trec_eval 10);
         ``"float"`` rounds them to 32-bit floats first, as trec_eval 9 and
         pytrec_eval(-terrier) store them, so that scores differing only
-        beyond float32's 7 digits tie (and are then ordered by ``ties``).
+        beyond float32's 7 digits tie (and are then ordered by ``ties``);
+        scores beyond float32's range (about 3.4e38) become infinite, as
+        there, and tie with each other.
     grades : {"float", "trec_eval"}, default="float"
         ``"float"`` keeps fractional grades (1.5 stays 1.5); ``"trec_eval"``
         truncates them toward zero as trec_eval's ``atol`` does (1.5 -> 1,
@@ -741,7 +769,8 @@ def rank_run(
     if rows.size < scores.size:
         scores = scores[rows]
     if score_precision == "float":
-        scores = scores.astype(np.float32).astype(np.float64)
+        with np.errstate(over="ignore"):  # beyond float32's range: +-inf, as in pytrec_eval
+            scores = scores.astype(np.float32).astype(np.float64)
     # (input order among equal scores: kept for ties="input"/"average"; "trec_eval"
     # re-sorts the tied groups by document id just below)
     order = _rank_order(r_code, scores, rows, ties, int(np.count_nonzero(present)))

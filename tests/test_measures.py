@@ -226,7 +226,7 @@ def test_declarations_drive_flags_names_and_help():
         ("ERR(max_grade=0)@5", r"max_grade=0 must be a number > 0"),
         ("nDCG(gains={0:0,0:1})", r"lists a grade twice"),
         ("nDCG(gains={2:5},gain='exponential')", r"either gain= or gains="),
-        ("SetF(beta=-1)", r"beta=-1 must be a number > 0"),
+        ("SetF(beta=-1)", r"beta=-1 must be a number >= 0"),
         ("P(rel=1,rel=2)@5", r"given twice"),
     ],
 )

@@ -148,6 +148,44 @@ def test_slices_and_chunks_cover_every_query():
         r[::2]
 
 
+@pytest.mark.parametrize("ideal", ["judged", "retrieved"])
+def test_chunks_keep_both_padded_matrices_within_budget(ideal):
+    # query "big" has a short ranking and 50 judged documents; the others are short
+    qrels = {"big": {f"d{i}": 1 for i in range(50)}}
+    qrels.update({f"q{i:02d}": {"a": 1, "b": 2} for i in range(30)})
+    run = {q: {"a": 2.0, "b": 1.0} for q in qrels}
+    r = rank_run(qrels, run, ideal=ideal)
+    budget = 40
+    blocks = list(r.chunks(max_cells=budget))
+    for _, block in blocks:
+        if len(block) > 1:  # a single query forms its own block, however wide
+            assert block.padded().size <= budget and block.ideal_grades().size <= budget
+    assert [i for s, _ in blocks for i in range(s.start, s.stop)] == list(range(len(r)))
+
+
+@pytest.mark.parametrize("method", ["padded", "ragged", "ideal_grades"])
+@pytest.mark.parametrize(
+    ("k", "error", "message"),
+    [(-1, ValueError, "k must be a positive int"), (0, ValueError, "k must be a positive int"),
+     (2.5, TypeError, "k must be a positive int"), (True, TypeError, "k must be a positive int")],
+)  # fmt: skip
+def test_ranked_run_views_check_k(method, k, error, message):
+    r = rank_run(QRELS, RUN)
+    with pytest.raises(error, match=message):
+        getattr(r, method)(k=k)
+
+
+def test_float_scores_beyond_float32_become_infinite_quietly():
+    import warnings
+
+    run = {"q1": {"a": 1e39, "b": 2e39, "c": 1.0}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no RuntimeWarning from NumPy's cast
+        r = rank_run({"q1": {"a": 1}}, run, score_precision="float")
+    # a and b tie at +inf and are ordered by document id, descending (trec_eval)
+    assert r.scores.tolist() == [np.inf, np.inf, 1.0] and _grades(r) == [[0, 1, 0]]  # b, a, c
+
+
 def test_regression_ids_of_different_lengths():
     r = rank_run({"q1": {"d1": 1}}, {"q1": {"d1": 2.0, "abcdefghij": 1.0}})
     assert _grades(r) == [[1, 0]]

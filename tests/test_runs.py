@@ -586,3 +586,54 @@ def test_file_dict_pandas_and_arrow_give_identical_results(seed):
         rankeval.write_qrels(qrels, Path(tmp) / "q")
         rankeval.write_run(run, Path(tmp) / "r")
         pd.testing.assert_frame_equal(evaluate(Path(tmp) / "q", Path(tmp) / "r", measures), want)
+
+
+# --- judged documents the run does not retrieve -------------------------------------------
+
+
+def test_gap_refuses_an_unretrieved_judged_grade_off_the_scale():
+    # "z" is judged but not retrieved: its grade still sets GAP's denominator, so a
+    # grade above max_grade (or a fractional one) is an error, as when it is retrieved
+    run = {"q": {"a": 1.0, "b": 0.5}}
+    with pytest.raises(ValueError, match=r"GAP: query 'q' has a judged grade of 5, above"):
+        evaluate({"q": {"a": 1, "z": 5}}, run, ["GAP"])
+    with pytest.raises(ValueError, match=r"GAP: query 'q' has a judged grade of 2.5, not a whole"):
+        evaluate({"q": {"a": 1, "z": 2.5}}, run, ["GAP"])
+    # on the right scale it counts: "a" (grade 1) is found, "z" (grade 5) is not
+    got = evaluate({"q": {"a": 1, "z": 5}}, run, ["GAP(max_grade=5)"])["GAP(max_grade=5)"]
+    # GAP = sum over relevant items at rank r of (prefix sum of g-bar) / r, divided by
+    # the sum over relevant items of their g-bar: a (grade 1) alone at rank 1 counts
+    # P(grade >= 1 is relevant) = 1/5; z (grade 5) counts 5/5 in the denominator
+    assert got.iloc[0] == pytest.approx((1 / 5) / (1 / 5 + 5 / 5))
+
+
+def test_ndcg_without_cutoff_blocks_by_the_judged_pool():
+    # one query with 200,000 judged documents and 20,000 short rankings: padding every
+    # query's ideal list to 200,000 would need 20,000 x 200,000 cells (32 GB)
+    nq, big = 20_000, 200_000
+    qrels = pd.DataFrame(
+        {
+            "query_id": np.r_[np.arange(nq), np.zeros(big - 1, int)],
+            "doc_id": np.r_[np.zeros(nq, int), np.arange(1, big)],
+            "relevance": 1,
+        }
+    )
+    run = pd.DataFrame(
+        {
+            "query_id": np.repeat(np.arange(nq), 10),
+            "doc_id": np.tile(np.arange(10), nq),
+            "score": np.tile(np.arange(10, 0, -1.0), nq),
+        }
+    )
+    got = evaluate(qrels, run, ["nDCG"])["nDCG"].to_numpy()
+    # query 0: its ten documents are all relevant, against an ideal list of 200,000
+    discount = 1 / np.log2(np.arange(2, big + 2))
+    assert got[0] == pytest.approx(discount[:10].sum() / discount.sum())
+    assert np.all(got[1:] == 1.0)  # each other query: its one relevant document first
+
+
+def test_set_f_with_beta_zero_is_set_precision():
+    qrels = {"q": {"a": 1, "b": 1, "c": 1}}
+    run = {"q": {"a": 3.0, "x": 2.0}}
+    got = evaluate(qrels, run, ["SetF(beta=0)", "SetP"])
+    assert got["SetF(beta=0)"].iloc[0] == got["SetP"].iloc[0] == 1 / 2
