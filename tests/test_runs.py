@@ -637,3 +637,13 @@ def test_set_f_with_beta_zero_is_set_precision():
     run = {"q": {"a": 3.0, "x": 2.0}}
     got = evaluate(qrels, run, ["SetF(beta=0)", "SetP"])
     assert got["SetF(beta=0)"].iloc[0] == got["SetP"].iloc[0] == 1 / 2
+
+
+def test_judged_only_query_left_empty_scores_zero():
+    # -J drops q1's two unjudged documents: nothing is left, and its relevant "a" was
+    # not found (pytrec_eval gives NaN for the interpolated precisions here: 0/0)
+    qrels = {"q1": {"a": 1, "b": 0}, "q2": {"x": 1}}
+    run = {"q1": {"u": 1.0, "v": 0.5}, "q2": {"x": 1.0}}
+    got = evaluate(qrels, run, ["IPrec@0.0", "AP", "P@5"], judged_only=True)
+    assert got.loc["q1"].tolist() == [0.0, 0.0, 0.0]
+    assert got.loc["q2"].tolist() == [1.0, 1.0, 1 / 5]
