@@ -445,7 +445,10 @@ def _id_array(values: list, describe) -> pa.Array:
             except UnicodeEncodeError:
                 raise ValueError(f"{describe(i)}: id {x!r} cannot be encoded as UTF-8") from None
         elif not -(2**63) <= int(x) < 2**63:
-            raise ValueError(f"{describe(i)}: integer id {x!r} does not fit in 64 bits")
+            raise ValueError(
+                f"{describe(i)}: integer id {int(x)} does not fit in a signed 64-bit integer "
+                "(int64)"
+            )
     return pa.array(values, type=pa.string() if kind is str else pa.int64())
 
 
@@ -470,9 +473,12 @@ def _id_column(array, name: str, where) -> pa.ChunkedArray:
             try:
                 array = array.cast(pa.int64())
             except pa.ArrowInvalid:
-                row = _first_true(pc.greater(array, 2**63 - 1))
+                # only uint64 can overflow; the bound is a uint64 scalar, as a Python
+                # int would make Arrow cast the column to int64 (and fail again)
+                row = _first_true(pc.greater(array, pa.scalar(2**63 - 1, t)))
                 raise ValueError(
-                    f"{where(row)}: {name} {array[row].as_py()} does not fit in 64 bits"
+                    f"{where(row)}: {name} {array[row].as_py()} does not fit in a signed "
+                    "64-bit integer (int64)"
                 ) from None
     elif not pa.types.is_string(t):
         hint = " (missing ids make an integer column float)" if pa.types.is_floating(t) else ""

@@ -320,12 +320,16 @@ def _run_tag(source) -> str | None:
     """The tag (6th field) of a run's first line, as trec_eval's runid; None if unknown."""
     from .trec import _Input  # the reader's own opening: compression, BOM, errors
 
-    if isinstance(source, io.BytesIO):
-        return _tag_of(source.getvalue()[:65536])
+    # standard input and pipes are in memory (see _once): read them from the start (no
+    # copy: BytesIO hands out its bytes), decompressed, then rewind for the reader
+    position = source.tell() if isinstance(source, io.BytesIO) else None
     try:
         return _tag_of(_Input(source, "run").head())
     except (OSError, EOFError, ValueError):
         return None  # the reader will report the problem with the file
+    finally:
+        if position is not None:
+            source.seek(position)
 
 
 def _once(path):
@@ -341,7 +345,25 @@ def _once(path):
 
 
 def _read_stdin():
-    return io.BytesIO(sys.stdin.buffer.read())
+    """Standard input, read once, named ``<stdin>`` in messages (as the reader names it)."""
+    buffer = io.BytesIO(sys.stdin.buffer.read())
+    buffer.name = "<stdin>"
+    return buffer
+
+
+def _check_distinct(paths, names, format) -> None:
+    """ValueError if two runs of a table would have one name: runs are named by their
+    tags when every run has its own, else by their paths, so only a file given twice
+    can collide."""
+    seen = set()
+    for path, name in zip(paths, names, strict=True):
+        if name in seen:
+            raise ValueError(
+                f"run file {path} is given twice: --format {format} makes a table with "
+                "one row per run (named by its tag, or by its file name when tags are "
+                "shared); give each run file once"
+            )
+        seen.add(name)
 
 
 def _load_qrels(source):
@@ -503,6 +525,8 @@ def _table_text(results, args) -> str:
         labels = [first.labels[j] for j in averaged]
         table = compare(systems, labels)
         lower = [first.labels[j] for j in averaged if first.measures[j].lower_is_better]
+        if args.format == "markdown":  # report escapes LaTeX, not markdown
+            table, lower = _md_names(table), [_md(x) for x in lower]
         digits = min(args.digits, 15)  # report's limit
         return report(table, args.format, digits=digits, lower_is_better=lower) + "\n"
     note = ""
@@ -535,7 +559,21 @@ def _plain_table(results, args, note) -> str:
 
 
 def _md(text: str) -> str:
+    """``text`` for a markdown table cell: a ``|`` would end the cell."""
     return str(text).replace("|", "\\|")
+
+
+def _md_names(table):
+    """A :func:`rankeval.compare` table with its system and measure names escaped by
+    :func:`_md` (names from the data: run tags, file names), for :func:`rankeval.report`."""
+    escaped = table.copy()
+    for column in ("system", "other", "measure"):
+        escaped[column] = [_md(x) for x in table[column]]
+    escaped.attrs = dict(table.attrs)
+    for key in ("systems", "measures"):
+        if key in table.attrs:
+            escaped.attrs[key] = [_md(x) for x in table.attrs[key]]
+    return escaped
 
 
 def _tex(text: str) -> str:
@@ -571,6 +609,8 @@ def _run(argv) -> int:
         names = [p if p != "-" else "<stdin>" for p in run_paths]
         if None not in tags and len(set(tags)) == len(tags):
             names = list(tags)
+        if args.format in ("markdown", "latex"):
+            _check_distinct(run_paths, names, args.format)
         results = []
         for source, name, tag in zip(sources, names, tags, strict=True):
             table = _evaluate(qrels, source, measures, args)

@@ -101,11 +101,29 @@ _NOT_IN_FIELD[[0, 9, 10, 11, 12, 13, 32]] = True
 # not occur in the file, so candidates are tried in turn (control characters).
 _LINE_DELIMITERS = [chr(c) for c in (*range(1, 9), *range(14, 32), 127)]
 
-_MAGIC = {
-    b"\x1f\x8b": lambda raw: gzip.GzipFile(fileobj=raw),
-    b"BZh": bz2.BZ2File,
-    b"\xfd7zXZ\x00": lzma.LZMAFile,
-}
+# Compressed files are recognised by their first bytes. gzip's and xz's magic
+# numbers cannot start UTF-8 text (0x8b and 0xfd never start a character), but
+# bzip2's "BZh" + block size can ("BZh5 0 d1 1"): it must be followed by the
+# magic of a first block (pi's digits) or of the end of an empty stream (sqrt(pi)).
+_MAGIC_SIZE = 10
+_BZIP2_BLOCK_SIZES = b"123456789"
+_BZIP2_MAGIC = (b"1AY&SY", b"\x17rE8P\x90")
+
+
+def _opener(magic: bytes):
+    """The decompressing opener of a file starting with ``magic``; None for text."""
+    if magic.startswith(b"\x1f\x8b"):
+        return lambda raw: gzip.GzipFile(fileobj=raw)
+    if magic.startswith(b"\xfd7zXZ\x00"):
+        return lzma.LZMAFile
+    if (
+        magic.startswith(b"BZh")
+        and len(magic) >= _MAGIC_SIZE
+        and magic[3] in _BZIP2_BLOCK_SIZES
+        and magic[4:10] in _BZIP2_MAGIC
+    ):
+        return bz2.BZ2File
+    return None
 
 
 # --- sources ------------------------------------------------------------------------------
@@ -131,7 +149,7 @@ class _Input:
                 raise IsADirectoryError(f"{self.name}: is a directory, not a {kind} file")
             if stat.S_ISREG(os.stat(self.path).st_mode):
                 with open(self.path, "rb") as f:
-                    magic = f.read(6)
+                    magic = f.read(_MAGIC_SIZE)
             else:  # a named pipe, /dev/stdin, <(zcat run.gz): it can be read only once
                 with open(self.path, "rb") as f:
                     self.data = _read_all(f, self.name)
@@ -143,12 +161,8 @@ class _Input:
         else:  # pragma: no cover - callers dispatch on these types
             raise TypeError(f"cannot read a {kind} file from {type(source).__name__}")
         if self.data is not None:
-            magic = self.data[:6]
-        self.opener = next(
-            (opener for prefix, opener in _MAGIC.items() if magic.startswith(prefix)), None
-        )
-        if magic.startswith(b"BZh") and not magic[3:4].isdigit():
-            self.opener = None  # "BZh" followed by no block size: text, not bzip2
+            magic = self.data[:_MAGIC_SIZE]
+        self.opener = _opener(magic)
 
     def _python_file(self):
         raw = open(self.path, "rb") if self.path is not None else io.BytesIO(self.data)

@@ -1,6 +1,7 @@
 """The command line ``python -m rankeval [options] QRELS RUN [RUN ...]``, run in a subprocess."""
 
 import contextlib
+import gzip
 import io
 import json
 import re
@@ -45,7 +46,8 @@ def cli(*args, stdin=None):
     out, err = io.StringIO(), io.StringIO()
     saved = sys.stdin
     if stdin is not None:
-        sys.stdin = io.TextIOWrapper(io.BytesIO(stdin.encode("utf-8")), encoding="utf-8")
+        data = stdin if isinstance(stdin, bytes) else stdin.encode("utf-8")
+        sys.stdin = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8")
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             try:
@@ -411,6 +413,64 @@ def test_table_of_one_run_or_of_runs_on_different_queries(files, tmp_path):
     assert "\\textbf{0.4167}" in latex and "0.1667" in latex  # (0.75 + 0.5 + 0) / 3, 0.5 / 3
 
 
+def test_markdown_escapes_bars_in_names(files, tmp_path):
+    # a '|' in a run tag or file name would end a markdown cell: written as '\|'
+    def rows(markdown):
+        # the cells of each table line, split at the '|' not escaped
+        return [
+            [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", line)[1:-1]]
+            for line in markdown.splitlines()
+            if line.startswith("|")
+        ]
+
+    files[1].write_text(RUN.replace(" r\n", " a|b\n"))
+    run2 = tmp_path / "run2.txt"
+    run2.write_text(RUN2.replace(" s2\n", " c|d|e\n"))
+    # one run: the plain table of means
+    table = rows(ok(*files, "-m", "AP", "--format", "markdown"))
+    assert table[0] == ["system", "num_q", "AP"]
+    assert all(len(row) == 3 for row in table)
+    assert table[2][0] == "a|b"
+    # two runs on the same queries: rankeval.report of rankeval.compare
+    out = ok(*files, run2, "-m", "P@1", "AP", "--format", "markdown")
+    assert "| (a) a\\|b |" in out and "| (b) c\\|d\\|e |" in out
+    table = rows(out)
+    assert table[0] == ["system", "P@1", "AP"]
+    assert all(len(row) == 3 for row in table)
+    assert [row[0] for row in table[2:]] == ["(a) a|b", "(b) c|d|e"]
+    # runs on different queries (plain table again), named by file when the tags are shared
+    bar = tmp_path / "x|y.txt"
+    bar.write_text(RUN.replace(" r\n", " a|b\n").split("q2")[0])  # q1 only
+    out = ok(*files, bar, "-m", "AP", "--format", "markdown")
+    for path in (files[1], bar):
+        assert "| " + str(path).replace("|", "\\|") + " |" in out
+    assert "x\\|y.txt |" in out
+    assert all(len(row) == 3 for row in rows(out))
+    # LaTeX has no such escape: the name stays as it is
+    latex = ok(*files, run2, "-m", "AP", "--format", "latex")
+    assert "(a) a|b &" in latex and "\\|" not in latex
+
+
+@pytest.mark.parametrize("format", ["markdown", "latex"])
+def test_a_table_refuses_a_run_file_given_twice(files, format):
+    # the same file twice has the same tag and the same file name: two rows could not be
+    # told apart (and compare needs two distinct systems)
+    result = cli(*files, files[1], "-m", "AP", "--format", format)
+    assert result.returncode == 1 and result.stdout == ""
+    message = rf"rankeval: error: run file {re.escape(str(files[1]))} is given twice: "
+    message += rf"--format {format} makes a table with one row per run"
+    assert re.match(message, result.stderr)
+    assert "give each run file once" in result.stderr
+    assert len(result.stderr.splitlines()) == 1
+    # a copy under another name is another row, named by its file (the tags are shared)
+    copy = files[1].with_name("copy.txt")
+    copy.write_text(RUN)
+    assert f"| (b) {copy} |" in ok(*files, copy, "-m", "AP", "--format", "markdown")
+    # the line formats print one block per run given, as before
+    out = ok(*files, files[1], "-m", "AP")
+    assert out.count("runid") == 2
+
+
 def test_markdown_refuses_per_query(files):
     result = cli(*files, "-q", "--format", "markdown")
     assert result.returncode == 2 and "markdown" in result.stderr
@@ -454,12 +514,15 @@ def test_score_precision_and_grades(files):
 
 def test_runid_from_compressed_runs(files, tmp_path):
     import bz2
-    import gzip
 
     (tmp_path / "a.gz").write_bytes(gzip.compress(RUN.encode()))
     (tmp_path / "b.bz2").write_bytes(bz2.compress(RUN2.encode()))
     rows = parse(ok(files[0], tmp_path / "a.gz", tmp_path / "b.bz2", "-m", "AP"))
     assert [v for n, _, v in rows if n == "runid"] == ["r", "s2"]
+    # a compressed run on standard input has its tag too
+    packed = gzip.compress(RUN.encode())
+    rows = parse(ok(files[0], tmp_path / "b.bz2", "-", "-m", "AP", stdin=packed))
+    assert [v for n, _, v in rows if n == "runid"] == ["s2", "r"]
 
 
 def test_help_lists_every_measure():
@@ -539,6 +602,23 @@ def test_run_or_qrels_from_stdin(files):
     expected = ok(*files, "-q", "-m", "AP", "-m", "runid")
     assert ok(files[0], "-", "-q", "-m", "AP", "-m", "runid", stdin=RUN) == expected
     assert ok("-", files[1], "-q", "-m", "AP", "-m", "runid", stdin=QRELS) == expected
+    assert ok(files[0], "-", "-q", "-m", "AP", "-m", "runid",
+              stdin=gzip.compress(RUN.encode())) == expected
+
+
+def test_errors_on_stdin_name_stdin(files):
+    # standard input is "<stdin>" in every message, compressed or not
+    packed = gzip.compress(RUN.encode())
+    for args, data, message in [
+        ((files[0], "-"), packed[: len(packed) // 2], r"<stdin>: cannot be decompressed"),
+        (("-", files[1]), gzip.compress(QRELS.encode())[:20], r"<stdin>: cannot be decompressed"),
+        ((files[0], "-"), "q1 Q0 a 1 zero r\n", r"<stdin>, line 1: score 'zero' is not a number"),
+        (("-", files[1]), "q1 0 a\n", r"<stdin>, line 1: malformed qrels line"),
+    ]:
+        result = cli(*args, "-m", "AP", stdin=data)
+        assert result.returncode == 1 and result.stdout == ""
+        assert re.match(rf"rankeval: error: {message}", result.stderr), result.stderr
+        assert len(result.stderr.splitlines()) == 1
 
 
 @pytest.mark.skipif(not hasattr(__import__("os"), "mkfifo"), reason="named pipes are POSIX")

@@ -83,7 +83,11 @@ def test_empty_inputs():
         ({"q": {True: 1.0}}, TypeError, r"ids must be strings or integers; got bool"),
         ({"q": {1.0: 1.0}}, TypeError, r"ids must be strings or integers; got float"),
         ({1: {"a": 1.0}, "1": {"b": 1.0}}, TypeError, r"run query id '1'.*all .*integers"),
-        ({"q": {2**70: 1.0}}, ValueError, r"does not fit in 64 bits"),
+        ({"q": {2**70: 1.0}}, ValueError,
+         r"run\['q'\], document 1: integer id 1180591620717411303424 does not fit in a "
+         r"signed 64-bit integer \(int64\)"),
+        ({"q": {np.uint64(2**63): 1.0}}, ValueError,
+         r"document 1: integer id 9223372036854775808 does not fit in a signed 64-bit"),
         ({"q": "abc"}, TypeError, r"run\['q'\] must be a dict \{doc_id: score\} or a list"),
         ({"q": {"a", "b"}}, TypeError, r"run\['q'\] is a set, which has no order"),
         ({"q": ["a", "b", "a"]}, ValueError,
@@ -225,6 +229,46 @@ def test_arrow_errors():
     with pytest.raises(ValueError, match=r"qrels table, rows 0 and 2: document 'a' judged"):
         qrels_table(pa.table({"query_id": ["q", "r", "q"], "doc_id": ["a", "a", "a"],
                               "relevance": [1, 1, 1]}))
+
+
+def test_unsigned_64_bit_ids_beyond_int64_are_refused_by_row():
+    # uint64 ids from 2**63 have no int64 value: a clean error naming the row
+    big = np.array([5, 2**64 - 1], dtype=np.uint64)
+    frame = pd.DataFrame({"query_id": [1, 1], "doc_id": big, "score": [1.0, 2.0]},
+                         index=["x", "y"])
+    with pytest.raises(ValueError, match=r"run DataFrame, row 'y': doc_id 18446744073709551615 "
+                                         r"does not fit in a signed 64-bit integer \(int64\)"):
+        run_table(frame)
+    frame = pd.DataFrame({"query_id": np.array([2**63, 1], dtype=np.uint64), "doc_id": [1, 2],
+                          "relevance": [1, 0]})
+    with pytest.raises(ValueError, match=r"qrels DataFrame, row 0: query_id 9223372036854775808 "
+                                         r"does not fit in a signed 64-bit integer"):
+        qrels_table(frame)
+    table = pa.table({"query_id": pa.array([1, 1, 1], pa.uint64()),
+                      "doc_id": pa.array([1, 2, 2**63 + 7], pa.uint64()), "score": [1.0, 2.0, 3.0]})
+    with pytest.raises(ValueError, match=r"run table, row 2: doc_id 9223372036854775815 does not "
+                                         r"fit in a signed 64-bit integer"):
+        run_table(table)
+    with pytest.raises(ValueError, match=r"qrels table, row 1: query_id 9223372036854775808"):
+        qrels_table(pa.table({"query_id": pa.array([3, 2**63], pa.uint64()), "doc_id": [1, 2],
+                              "relevance": [1, 1]}))
+
+
+def test_unsigned_64_bit_ids_within_int64_are_read():
+    top = 2**63 - 1  # the largest uint64 with an int64 value
+    frame = pd.DataFrame({"query_id": np.array([top, top], dtype=np.uint64),
+                          "doc_id": np.array([top, 5], dtype=np.uint64), "score": [1.0, 2.0]})
+    table = run_table(frame)
+    assert table.schema.field("query_id").type == pa.int64()
+    assert table.schema.field("doc_id").type == pa.int64()
+    assert table.to_pydict() == {"query_id": [top, top], "doc_id": [top, 5], "score": [1.0, 2.0]}
+    arrow = pa.Table.from_pandas(frame, preserve_index=False)
+    assert arrow.schema.field("doc_id").type == pa.uint64()
+    assert run_table(arrow).equals(table)
+    qrels = pd.DataFrame({"query_id": np.array([top], dtype=np.uint64),
+                          "doc_id": np.array([5], dtype=np.uint64), "relevance": [1]})
+    assert qrels_table(qrels).to_pydict() == {"query_id": [top], "doc_id": [5],
+                                              "relevance": [1.0]}
 
 
 def test_columns_ignored_for_files_and_dicts(tmp_path):

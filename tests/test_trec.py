@@ -286,8 +286,37 @@ def test_corrupt_compressed_file(tmp_path):
             read_run(truncated)
 
 
-def test_text_that_starts_like_bzip2_is_text(tmp_path):
+def test_text_that_starts_like_bzip2_is_text(tmp_path, path_kind):
     assert read_run(_write(tmp_path, "BZh Q0 a 1 1 r\n")) == {"BZh": {"a": 1.0}}
+    # "BZh" and a block size 1-9 is bzip2 only if a block's magic follows: this is text,
+    # as trec_eval reads it
+    for size in "19":
+        query = f"BZh{size}"
+        qrels = _write(tmp_path, f"{query} 0 d1 1\n{query} 0 d2 0\n", "q.txt")
+        assert read_qrels(qrels) == {query: {"d1": 1, "d2": 0}}
+        run = f"{query} Q0 d1 1 2.5 r\n{query} Q0 d2 2 1 r\n"
+        assert read_run(_write(tmp_path, run, "r.txt")) == {query: {"d1": 2.5, "d2": 1.0}}
+        assert read_run(io.BytesIO(run.encode())) == {query: {"d1": 2.5, "d2": 1.0}}
+    assert read_qrels(_write(tmp_path, "BZh5 0 BZh91AY&SY 1\n")) == {"BZh5": {"BZh91AY&SY": 1}}
+    with pytest.raises(ValueError, match=r"f\.txt, line 1: malformed qrels line"):
+        read_qrels(_write(tmp_path, "BZh5\n"))
+
+
+def test_bzip2_is_recognised_by_its_full_signature(tmp_path, path_kind):
+    # every block size, any file name, a path or a file object
+    data = b"BZh5 Q0 d1 1 2.5 r\nBZh5 Q0 d2 2 1 r\n"
+    want = {"BZh5": {"d1": 2.5, "d2": 1.0}}
+    for level in (1, 9):
+        packed = bz2.compress(data, level)
+        assert packed[3:4] == str(level).encode()
+        for name in ("r.bz2", "r.txt", "no_suffix"):
+            assert read_run(_write(tmp_path, packed, name)) == want, (level, name)
+        assert read_run(io.BytesIO(packed)) == want
+    qrels = bz2.compress(b"q 0 a 1\n")
+    assert read_qrels(_write(tmp_path, qrels, "qrels")) == {"q": {"a": 1}}
+    # an empty stream ("BZh9" then the end-of-stream magic) is bzip2 holding nothing
+    with pytest.raises(ValueError, match=r"e\.txt: the run file holds no lines"):
+        read_run(_write(tmp_path, bz2.compress(b""), "e.txt"))
 
 
 def test_file_objects(tmp_path, path_kind):
