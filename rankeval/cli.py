@@ -525,8 +525,6 @@ def _table_text(results, args) -> str:
         labels = [first.labels[j] for j in averaged]
         table = compare(systems, labels)
         lower = [first.labels[j] for j in averaged if first.measures[j].lower_is_better]
-        if args.format == "markdown":  # report escapes LaTeX, not markdown
-            table, lower = _md_names(table), [_md(x) for x in lower]
         digits = min(args.digits, 15)  # report's limit
         return report(table, args.format, digits=digits, lower_is_better=lower) + "\n"
     note = ""
@@ -561,19 +559,6 @@ def _plain_table(results, args, note) -> str:
 def _md(text: str) -> str:
     """``text`` for a markdown table cell: a ``|`` would end the cell."""
     return str(text).replace("|", "\\|")
-
-
-def _md_names(table):
-    """A :func:`rankeval.compare` table with its system and measure names escaped by
-    :func:`_md` (names from the data: run tags, file names), for :func:`rankeval.report`."""
-    escaped = table.copy()
-    for column in ("system", "other", "measure"):
-        escaped[column] = [_md(x) for x in table[column]]
-    escaped.attrs = dict(table.attrs)
-    for key in ("systems", "measures"):
-        if key in table.attrs:
-            escaped.attrs[key] = [_md(x) for x in table.attrs[key]]
-    return escaped
 
 
 def _tex(text: str) -> str:

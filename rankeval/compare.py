@@ -26,6 +26,7 @@ Chapter: :doc:`/chapters/15_comparing_systems`.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import NamedTuple
 
@@ -62,6 +63,11 @@ class PairedTest(NamedTuple):
     pvalue: float
 
 
+def _index_of(x):
+    """The index (query ids) of a pandas Series or DataFrame; None for arrays and lists."""
+    return x.index if hasattr(x, "index") and hasattr(x, "to_numpy") else None
+
+
 def _values(x, name):
     """(values, index or None) of a per-query score column."""
     index = None
@@ -72,7 +78,7 @@ def _values(x, name):
                 "one column, or use compare(..., measures=...)"
             )
         x = x.iloc[:, 0]
-    if hasattr(x, "index") and hasattr(x, "to_numpy"):  # Series
+    if _index_of(x) is not None:  # Series
         index = x.index
         x = x.to_numpy()
     arr = np.asarray(x)
@@ -90,29 +96,80 @@ def _values(x, name):
     return arr, index
 
 
+def _match_labels(ix, iy, names, *, differ, need, repeated):
+    """Match two pandas indexes label by label (shared with :mod:`rankeval.correlation`).
+
+    Returns ``order`` such that ``y[order]`` lists the values labelled by ``iy`` in
+    the order of ``ix``, or None when the two indexes are already equal (same
+    labels, same order: nothing to move). ValueError when either index holds a
+    label twice (message ``"{name} has k duplicate label(s) (e.g. [...]):
+    {repeated}"``) or when some labels are on one side only (``"{differ}: k only
+    in {names[0]} (e.g. [...]), k' only in {names[1]} (e.g. [...]); {need}"``,
+    a side without such labels left out).
+    """
+    for index, name in zip((ix, iy), names, strict=True):
+        if index.has_duplicates:
+            twice = index[index.duplicated()].unique()
+            s = "" if len(twice) == 1 else "s"
+            raise ValueError(
+                f"{name} has {len(twice)} duplicate label{s} (e.g. {twice[:3].tolist()}): "
+                f"{repeated}"
+            )
+    if ix.equals(iy):
+        return None
+    # sort=False: labels of mixed types (1 and "1") give no warning
+    only = [
+        (names[0], ix.difference(iy, sort=False)),
+        (names[1], iy.difference(ix, sort=False)),
+    ]
+    if any(len(labels) for _, labels in only):
+        sides = ", ".join(
+            f"{len(labels)} only in {name} (e.g. {labels[:3].tolist()})"
+            for name, labels in only
+            if len(labels)
+        )
+        raise ValueError(f"{differ}: {sides}; {need}")
+    return iy.get_indexer(ix)
+
+
 def _paired(a, b, names=("a", "b")):
     """Align two per-query score columns; ValueError if their queries differ."""
     x, ix = _values(a, names[0])
     y, iy = _values(b, names[1])
     if ix is not None and iy is not None:
-        if ix.has_duplicates or iy.has_duplicates:
-            raise ValueError("per-query scores must have one value per query (duplicate index)")
-        only_x = ix.difference(iy)
-        only_y = iy.difference(ix)
-        if len(only_x) or len(only_y):
-            raise ValueError(
-                f"{names[0]} and {names[1]} are not scored on the same queries: "
-                f"{len(only_x)} only in {names[0]} (e.g. {list(only_x[:3])}), "
-                f"{len(only_y)} only in {names[1]} (e.g. {list(only_y[:3])}); a paired "
-                "comparison needs both systems on every query"
-            )
-        y = y[iy.get_indexer(ix)]
+        order = _match_labels(
+            ix,
+            iy,
+            names,
+            differ=f"{names[0]} and {names[1]} are not scored on the same queries",
+            need="a paired comparison needs both systems on every query",
+            repeated="per-query scores must have one value per query",
+        )
+        if order is not None:
+            y = y[order]
     elif x.size != y.size:
         raise ValueError(
             f"{names[0]} has {x.size} queries and {names[1]} has {y.size}; a paired "
             "comparison needs one score per query from both systems, in the same order"
         )
     return x, y
+
+
+#: Differences count as all equal when their range is at most this many machine
+#: epsilons times the largest of them: ``0.1 + 0.2 - 0.2`` and ``0.6 - 0.5`` are
+#: both "0.1", 1 and 2 units in the last place apart.
+_ROUNDING_EPS = 16
+
+
+def _constant(d):
+    """Whether the differences ``d`` are all equal up to rounding (all 0 included).
+
+    True when ``max(d) - min(d) <= 16 * eps * max(|d|)`` (``eps`` the float64
+    machine epsilon): the zero-variance rule of :func:`paired_test`'s t-test,
+    of :func:`effect_size` and of :func:`bootstrap_ci`. The differences then share
+    one sign, since their range would otherwise exceed the largest of them.
+    """
+    return bool(np.ptp(d) <= _ROUNDING_EPS * np.finfo(np.float64).eps * np.max(np.abs(d)))
 
 
 def _rng(seed):
@@ -144,8 +201,10 @@ def paired_test(a, b, *, test="t", alternative="two-sided", n_resamples=10_000, 
     ----------
     a, b : array_like of shape (n_queries,), pandas.Series or one-column DataFrame
         Per-query scores of the two systems. Arrays are paired by position;
-        Series and DataFrames by their index (query ids), which must hold the
-        same queries.
+        two Series or DataFrames by their index (query ids), which must hold the
+        same queries, each once, in any order. A Series paired with an array
+        (or list) is paired by position: the array's i-th score belongs to the
+        Series' i-th query.
     test : {"t", "wilcoxon", "permutation"}, default="t"
         ``"t"``: paired t-test (``scipy.stats.ttest_rel``). ``"wilcoxon"``:
         Wilcoxon signed-rank test (``scipy.stats.wilcoxon``; queries with a
@@ -165,7 +224,11 @@ def paired_test(a, b, *, test="t", alternative="two-sided", n_resamples=10_000, 
         Random sign patterns of the permutation test, at most
         ``rankeval.compare.MAX_RESAMPLES`` (10 million) unless the exact test (all
         :math:`2^n` patterns) needs fewer. They are drawn in batches of
-        bounded memory.
+        bounded memory. Any number is valid, since the observed pattern counts
+        as one of them: the sampled p-value is never below
+        :math:`1 / (\text{n\_resamples} + 1)` (twice that, two-sided), so few
+        patterns give a coarse but never too small p-value; with fewer than 39,
+        the two-sided p-value cannot reach 0.05.
     seed : int, numpy.random.Generator or None, default=0
         Seed of the permutation test; the same seed gives the same p-value
         (``None``: fresh randomness).
@@ -181,12 +244,13 @@ def paired_test(a, b, *, test="t", alternative="two-sided", n_resamples=10_000, 
     Raises
     ------
     ValueError
-        Different query sets or lengths, NaN scores, unknown test; for the
-        t-test and the randomization test, fewer than 2 queries; for the
-        t-test, every difference equal to the same
-        non-zero number (zero variance: t would be infinite and p = 0, a
-        verdict the data cannot support; use ``test="permutation"``);
-        ``n_resamples`` above ``rankeval.compare.MAX_RESAMPLES``.
+        Different query sets or lengths, a query id twice in an index, NaN
+        scores, unknown test; for the t-test and the randomization test, fewer
+        than 2 queries; for the t-test, every difference equal to the same
+        non-zero number, up to rounding as in :func:`effect_size` (zero
+        variance: t would be infinite and p = 0, a verdict the data cannot
+        support; use ``test="permutation"``); ``n_resamples`` above
+        ``rankeval.compare.MAX_RESAMPLES``.
 
     Notes
     -----
@@ -234,7 +298,7 @@ def paired_test(a, b, *, test="t", alternative="two-sided", n_resamples=10_000, 
         if x.size < 2:
             raise ValueError("the paired t-test needs at least 2 queries")
         d = x - y
-        if np.ptp(d) <= 16 * np.finfo(np.float64).eps * np.max(np.abs(d)):  # constant, to rounding
+        if _constant(d):  # zero variance, up to rounding
             raise ValueError(
                 f"every per-query difference is {d[0]:g}: with zero variance the paired "
                 "t statistic is infinite and its p-value 0, which no sample of queries "
@@ -294,6 +358,29 @@ def _check_resamples(n, name):
         )
 
 
+#: Resamples that must lie beyond each end of a bootstrap interval (see bootstrap_ci).
+_TAIL_RESAMPLES = 5
+
+
+def _check_bootstrap_resamples(n, confidence):
+    """ValueError unless ``n`` resamples put at least ``_TAIL_RESAMPLES`` beyond each
+    end of a ``confidence`` interval: ``n * (1 - confidence) / 2 >= 5``."""
+    # rounded first, so that 10 / (1 - 0.95) = 199.99999999999983 asks for 200
+    need = math.ceil(round(2 * _TAIL_RESAMPLES / (1 - confidence), 6))
+    if n < need:
+        limit = (
+            f" (above the limit of {MAX_RESAMPLES:,}: choose a lower confidence)"
+            if need > MAX_RESAMPLES
+            else ""
+        )
+        raise ValueError(
+            f"n_resamples={n:,} is too few for a {confidence:.10g} bootstrap interval: each "
+            f"end is a {(1 - confidence) / 2:.10g} tail quantile of the resampled means, "
+            f"which needs at least {_TAIL_RESAMPLES} resamples beyond it, so n_resamples "
+            f"must be at least 10 / (1 - confidence) = {need:,}{limit}"
+        )
+
+
 def _batch(n_resamples, n_queries):
     """Resamples per batch, so that one batch holds at most ``_BATCH_CELLS`` values."""
     return int(max(1, min(n_resamples, _BATCH_CELLS // max(n_queries, 1))))
@@ -310,7 +397,10 @@ def bootstrap_ci(a, b, *, confidence=0.95, n_resamples=10_000, method="percentil
         Confidence level, in (0, 1).
     n_resamples : int, default=10000
         Bootstrap resamples (queries drawn with replacement), at most
-        ``rankeval.compare.MAX_RESAMPLES`` (10 million), drawn in batches of bounded memory.
+        ``rankeval.compare.MAX_RESAMPLES`` (10 million), drawn in batches of bounded
+        memory; at least :math:`10 / (1 - \text{confidence})` (200 for a 95%
+        interval, 1,000 for 99%), so that each end of the interval has at least 5
+        resamples beyond it (see Notes).
     method : {"percentile", "basic", "BCa"}, default="percentile"
         Interval method of ``scipy.stats.bootstrap``.
     seed : int, numpy.random.Generator or None, default=0
@@ -320,22 +410,36 @@ def bootstrap_ci(a, b, *, confidence=0.95, n_resamples=10_000, method="percentil
     -------
     (float, float)
         Lower and upper end. When every difference is the same number the
-        interval is that number at both ends (SciPy's BCa would give NaN).
+        interval is that number at both ends (SciPy's BCa would give NaN);
+        when they are equal up to rounding (the rule of :func:`effect_size`),
+        it runs from the smallest to the largest difference.
 
     Raises
     ------
     ValueError
         Fewer than 2 queries (one query has no spread to resample: the
         interval would have width 0), ``confidence`` outside (0, 1),
-        ``n_resamples`` above ``rankeval.compare.MAX_RESAMPLES``.
+        ``n_resamples`` above ``rankeval.compare.MAX_RESAMPLES`` or below
+        :math:`10 / (1 - \text{confidence})`.
     TypeError
-        ``confidence`` not a real number.
+        ``confidence`` not a real number, ``n_resamples`` not an integer.
 
     Notes
     -----
     Resampling queries treats them as a sample from a population of queries;
     the interval says how far the mean difference could move on another
     sample of the same size.
+
+    The ends of the interval are the :math:`(1 - \text{confidence}) / 2` and
+    :math:`(1 + \text{confidence}) / 2` quantiles of the resampled means (BCa
+    shifts these levels). With :math:`B` resamples, about
+    :math:`B (1 - \text{confidence}) / 2` of them lie beyond each end; the
+    function asks for at least 5, that is
+    :math:`B \ge 10 / (1 - \text{confidence})`. With fewer, an end is the
+    smallest or largest resample, or an interpolation between two resamples
+    (one resample gives an interval of width 0, two an arbitrary BCa interval).
+    Far more resamples (the default 10,000) are needed for ends stable to two
+    or three digits.
 
     Chapter: :doc:`/chapters/15_comparing_systems`.
 
@@ -354,14 +458,15 @@ def bootstrap_ci(a, b, *, confidence=0.95, n_resamples=10_000, method="percentil
         raise ValueError(f"method must be 'percentile', 'basic' or 'BCa', got {method!r}")
     n = _positive_int(n_resamples, "n_resamples")
     _check_resamples(n, "n_resamples")
+    _check_bootstrap_resamples(n, confidence)
     if x.size < 2:
         raise ValueError(
             f"a bootstrap interval needs at least 2 queries, got {x.size}: resampling one "
             "query always returns it, so the interval would have width 0"
         )
     d = x - y
-    if np.all(d == d[0]):
-        return float(d[0]), float(d[0])
+    if _constant(d):  # every resampled mean is one number, up to rounding
+        return float(d.min()), float(d.max())
     from scipy import stats
 
     r = stats.bootstrap(
@@ -390,7 +495,8 @@ def effect_size(a, b) -> dict:
         ``{"mean_difference": d̄, "cohens_d": d̄ / s_d}`` with :math:`s_d` the
         standard deviation of the differences (``ddof=1``): Cohen's
         :math:`d_z` for paired samples. ``cohens_d`` is 0 when every difference
-        is 0, and ±inf when they are all equal but not 0; NaN for one query.
+        is 0, and ±inf (the sign of the mean) when they are all equal but not 0,
+        equal up to rounding included (see Notes); NaN for one query.
 
     Notes
     -----
@@ -399,6 +505,13 @@ def effect_size(a, b) -> dict:
 
     Unlike the t statistic, :math:`d_z` does not grow with the number of
     queries: it says how large the difference is, not how sure we are of it.
+
+    Differences that are equal up to rounding, such as ``(0.1 + 0.2) - 0.2``
+    and ``0.6 - 0.5`` (both "0.1"), have a tiny :math:`s_d` made of rounding
+    errors alone, which would give :math:`d_z` near :math:`10^{15}`. They count
+    as equal when their range is at most 16 machine epsilons times the largest
+    :math:`|d_q|`, the rule by which :func:`paired_test` refuses the t-test for
+    zero variance; :math:`s_d` is then taken as 0.
 
     Chapter: :doc:`/chapters/15_comparing_systems`.
 
@@ -409,17 +522,21 @@ def effect_size(a, b) -> dict:
     >>> d = e["cohens_d"]  # 0.09 / sqrt(0.008)
     >>> round(e["mean_difference"], 10), round(d, 4)
     (0.09, 1.0062)
+
+    Three differences of 0.1, equal but for rounding:
+
+    >>> effect_size([0.1 + 0.2, 0.6, 0.7], [0.2, 0.5, 0.6])["cohens_d"]
+    inf
     """
     x, y = _paired(a, b)
     d = x - y
     mean = float(d.mean())
     if d.size < 2:
         return {"mean_difference": mean, "cohens_d": float("nan")}
-    sd = float(d.std(ddof=1))
-    if sd == 0:
+    if _constant(d):  # s_d is 0, or rounding noise that would give d_z near 1e15
         cohen = 0.0 if mean == 0 else float(np.copysign(np.inf, mean))
     else:
-        cohen = mean / sd
+        cohen = mean / float(d.std(ddof=1))
     return {"mean_difference": mean, "cohens_d": cohen}
 
 
@@ -534,6 +651,26 @@ def _measure_columns(items, measures):
     return columns, measures
 
 
+def _check_one_query_order(columns, measures):
+    """ValueError if an array (paired by position) sits among indexed systems whose
+    indexes differ: the array would then be paired with each in another order."""
+    for measure in measures:
+        indexed = [(n, _index_of(c[measure])) for n, c in columns.items()]
+        plain = [n for n, ix in indexed if ix is None]
+        indexed = [(n, ix) for n, ix in indexed if ix is not None]
+        if not plain or len(indexed) < 2:
+            continue
+        first, ix0 = indexed[0]
+        for name, ix in indexed[1:]:
+            if not ix.equals(ix0):
+                raise ValueError(
+                    f"{measure}: system {plain[0]!r} has no index, so its scores are paired "
+                    f"by position with the indexed systems, but {first!r} and {name!r} do "
+                    "not list the same queries in the same order; give every system a "
+                    "query-id index (a pandas Series), or sort them alike"
+                )
+
+
 def compare(
     systems,
     measures=None,
@@ -555,7 +692,10 @@ def compare(
         one column per measure (what :func:`rankeval.evaluate` returns,
         aligned by their query-id index), or, for one measure, 1-D arrays
         (same query order) or pandas Series indexed by query id. A list is
-        named ``"0"``, ``"1"``, ...
+        named ``"0"``, ``"1"``, ... Systems with an index (Series, DataFrames)
+        are paired by query id, as in :func:`paired_test`; an array among them
+        is paired by position, its i-th score belonging to their i-th query, so
+        they must then list the same queries in the same order.
     measures : str or list of str, optional
         The measures (DataFrame columns) to compare. By default every column
         the DataFrames share, or the one column of arrays and Series (then
@@ -576,7 +716,9 @@ def compare(
     confidence : float, default=0.95
         Level of the bootstrap interval of the mean difference.
     n_resamples : int, default=10000
-        Resamples of the permutation test and of the bootstrap.
+        Resamples of the permutation test and of the bootstrap; the bootstrap
+        needs at least :math:`10 / (1 - \text{confidence})` (200 at the default
+        confidence 0.95, see :func:`bootstrap_ci`), whatever the test.
     seed : int or None, default=0
         Seed of the resampling; every comparison draws from one generator
         seeded with it, so the table is reproducible.
@@ -597,8 +739,9 @@ def compare(
     ------
     ValueError
         Fewer than two systems, an unknown baseline or measure, systems scored
-        on different queries, or bad options (each message names the system
-        and measure).
+        on different queries, an array among indexed systems that do not list
+        their queries in one order, or bad options (each message names the
+        system and measure), ``n_resamples`` too few for the bootstrap interval.
 
     Notes
     -----
@@ -658,6 +801,7 @@ def compare(
         )
     alpha = check_probability(alpha, "alpha")
     confidence = check_probability(confidence, "confidence")
+    _check_bootstrap_resamples(_positive_int(n_resamples, "n_resamples"), confidence)
     names = [str(n) for n, _ in items]
     if len(set(names)) != len(names):
         raise ValueError(f"system names must be distinct, got {names}")
@@ -668,6 +812,7 @@ def compare(
         if len(series_names) == 1 and isinstance(next(iter(series_names)), str):
             measures = [next(iter(series_names))]
             columns = {n: {measures[0]: c["score"]} for n, c in columns.items()}
+    _check_one_query_order(columns, measures)
     if baseline is not None:
         if str(baseline) not in columns:
             raise ValueError(f"baseline {baseline!r} is not one of the systems {names}")
@@ -853,12 +998,12 @@ def report(table, format="markdown", *, digits=4, lower_is_better=()):
     )
     if format == "markdown":
         lines = [
-            "| system | " + " | ".join(measures) + " |",
+            "| system | " + " | ".join(map(_markdown, measures)) + " |",
             "| --- | " + " | ".join("---:" for _ in measures) + " |",
         ]
         for s in systems:
             cells = [cell(s, m) for m in measures]
-            lines.append(f"| ({letters[s]}) {s} | " + " | ".join(cells) + " |")
+            lines.append(f"| ({letters[s]}) {_markdown(s)} | " + " | ".join(cells) + " |")
         return "\n".join(lines) + "\n\n" + legend
     lines = [
         r"\begin{tabular}{l" + "r" * len(measures) + "}",
@@ -871,6 +1016,11 @@ def report(table, format="markdown", *, digits=4, lower_is_better=()):
         lines.append(f"({letters[s]}) {_latex(s)} & " + " & ".join(cells) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}", "% " + legend]
     return "\n".join(lines)
+
+
+def _markdown(name) -> str:
+    """A name for a markdown table cell: a ``|`` would end the cell."""
+    return str(name).replace("|", "\\|")
 
 
 def _letter(i):

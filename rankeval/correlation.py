@@ -8,7 +8,9 @@ best) or two score vectors (higher = better). Only the order matters, so any
 strictly increasing transformation of ``x`` or ``y`` leaves every value
 unchanged. A 1-D pair is one comparison and gives a ``float``; a 2-D array or
 a (ragged) list of rows gives one value per row; a 1-D ``x`` with a 2-D ``y``
-compares ``x`` with every row of ``y``.
+compares ``x`` with every row of ``y``. Two pandas objects are matched by their
+labels, as :func:`rankeval.paired_test` matches per-query scores: the items by
+a Series' index or a DataFrame's columns, the rows by a DataFrame's index.
 
 :func:`inversions` follows the metrics' convention instead: it takes the
 relevance grades of one ranked list, best-ranked first, and counts the pairs
@@ -32,6 +34,7 @@ from ._validation import (
     check_probability,
     finish,
 )
+from .compare import _match_labels
 
 __all__ = ["spearman_rho", "kendall_tau", "kendall_tau_distance", "inversions"]
 
@@ -39,9 +42,41 @@ __all__ = ["spearman_rho", "kendall_tau", "kendall_tau_distance", "inversions"]
 # --- input checks for a pair of rankings ----------------------------------------------
 
 
+def _pandas_kind(v):
+    """"series" or "frame" for a pandas Series or DataFrame, else None (pandas not imported)."""
+    if type(v).__module__.split(".")[0] != "pandas":
+        return None
+    if hasattr(v, "columns"):
+        return "frame"
+    return "series" if hasattr(v, "index") else None
+
+
 def _as_rows(v, name):
-    """Return ``v`` as a list of 1-D float arrays and whether it was a single 1-D ranking."""
-    v = _frame_values(v)  # a DataFrame's values, never its column labels
+    """Return ``v`` as a list of 1-D float arrays, whether it was a single 1-D ranking,
+    the item labels of each row and the row labels.
+
+    Item labels: a pandas Series' index, a DataFrame's columns (for each of its
+    rows), or the index of a Series given as one row of a list; None for an
+    unlabelled row. Row labels: a DataFrame's index (or that of a Series whose
+    values are rows); else None.
+    """
+    rows, single, items = _unlabelled_rows(v, name)
+    kind = _pandas_kind(v)
+    row_labels = None
+    if kind == "frame":
+        items = [v.columns] * len(rows)
+        row_labels = v.index
+    elif kind == "series" and single:
+        items = [v.index]
+    elif kind == "series":  # a Series whose values are rankings: one row per label
+        row_labels = v.index
+    return rows, single, items, row_labels
+
+
+def _unlabelled_rows(v, name):
+    """Return ``v`` as a list of 1-D float arrays, whether it was a single 1-D ranking,
+    and the index of each row given as a pandas Series (else None)."""
+    v = _frame_values(v)  # a DataFrame's values; _paired matches its labels
     if isinstance(v, (str, bytes)):
         raise TypeError(f"{name} must be a sequence of numbers, got a string")
     if isinstance(v, (set, frozenset, dict)):
@@ -50,9 +85,9 @@ def _as_rows(v, name):
         raise TypeError(f"{name} must be a sequence of numbers (1-D) or of rows (2-D), got {v!r}")
     if isinstance(v, np.ndarray) and v.dtype.kind != "O":
         if v.ndim == 1:
-            return [_numbers(v, name)], True
+            return [_numbers(v, name)], True, [None]
         if v.ndim == 2:
-            return list(_numbers(v, name)), False
+            return list(_numbers(v, name)), False, [None] * v.shape[0]
         raise ValueError(f"{name} must be 1-D (one ranking) or 2-D (one per row), got {v.ndim}-D")
     try:
         items = list(v)
@@ -63,21 +98,22 @@ def _as_rows(v, name):
         raise TypeError(f"{name} must contain numbers (ranks or scores), got {strings[0]!r}")
     is_row = [hasattr(item, "__iter__") and not _is_scalar(item) for item in items]
     if not any(is_row):
-        return [_numbers(np.asarray(items), name)], True
+        return [_numbers(np.asarray(items), name)], True, [None]
     if not all(is_row):
         raise TypeError(
             f"{name} mixes numbers and sequences: pass one ranking (a flat list of "
             "numbers) or a list of rankings"
         )
-    rows = []
+    rows, labels = [], []
     for i, row in enumerate(items):
         if isinstance(row, (str, bytes, set, frozenset, dict)):
             raise TypeError(f"{name}[{i}] must be a sequence of numbers, got {type(row).__name__}")
+        labels.append(row.index if _pandas_kind(row) == "series" else None)
         row = np.asarray(_frame_values(row))
         if row.ndim != 1:
             raise ValueError(f"{name}[{i}] must be a 1-D ranking, got {row.ndim}-D")
         rows.append(_numbers(row, f"{name}[{i}]"))
-    return rows, False
+    return rows, False, labels
 
 
 def _numbers(arr, name):
@@ -102,24 +138,57 @@ def _numbers(arr, name):
 def _paired(x, y):
     """Validate two rankings of the same items; return zero-padded arrays.
 
+    Where both sides carry pandas labels they are matched as in
+    :func:`rankeval.paired_test`: items by a Series' index or a DataFrame's
+    columns, rows by a DataFrame's index; ``y`` is reordered to ``x``'s labels.
+
     Returns ``(X, Y, batch)``: ``X`` and ``Y`` of shape (n_rows, width), and a
     :class:`Batch` holding ``X``, the row lengths and whether both inputs were
     1-D (then :func:`finish` returns a float); ``batch.mask`` is True where a
     real item stands.
     """
-    xs, x_single = _as_rows(x, "x")
-    ys, y_single = _as_rows(y, "y")
+    xs, x_single, x_items, x_rows = _as_rows(x, "x")
+    ys, y_single, y_items, y_rows = _as_rows(y, "y")
     single = x_single and y_single
     if not xs or not ys:
         raise ValueError("x and y must hold at least one ranking each")
+    if x_rows is not None and y_rows is not None:
+        order = _match_labels(
+            x_rows,
+            y_rows,
+            ("x", "y"),
+            differ="x and y do not hold the same rows",
+            need="rows are matched by their index labels, so both must hold the same ones",
+            repeated="each row must have its own label",
+        )
+        if order is not None:
+            ys = [ys[j] for j in order]
+            y_items = [y_items[j] for j in order]
     if x_single and not y_single:
         xs = xs * len(ys)  # one reference ranking against every row of y
+        x_items = x_items * len(ys)
     elif y_single and not x_single:
         ys = ys * len(xs)
+        y_items = y_items * len(xs)
     if len(xs) != len(ys):
         raise ValueError(f"x holds {len(xs)} rankings but y holds {len(ys)}")
+    orders = {}  # one match per pair of label objects (a DataFrame's columns: once)
     for i, (a, b) in enumerate(zip(xs, ys, strict=True)):
         where = "" if single else f" (row {i})"
+        if x_items[i] is not None and y_items[i] is not None:
+            key = (id(x_items[i]), id(y_items[i]))
+            if key not in orders:
+                orders[key] = _match_labels(
+                    x_items[i],
+                    y_items[i],
+                    ("x", "y"),
+                    differ=f"x and y must rank the same items{where}",
+                    need="items are matched by their labels (a Series' index, a DataFrame's "
+                    "columns), so both must name the same ones",
+                    repeated="each item must have its own label",
+                )
+            if orders[key] is not None:
+                ys[i] = b = b[orders[key]]
         if a.size != b.size:
             raise ValueError(
                 f"x and y must rank the same items{where}: x has {a.size} values, "
@@ -177,6 +246,14 @@ def spearman_rho(x, y):
         scores). Finite numbers; at least 2 items. A 2-D array or a (ragged)
         list of rows is one comparison per row; a 1-D ``x`` with a 2-D ``y``
         compares ``x`` with every row of ``y`` (and the other way round).
+        pandas labels are matched when both sides have them, as in
+        :func:`rankeval.paired_test`: the items of two Series by their index
+        (of a Series and a DataFrame, its index and the frame's columns; of
+        two DataFrames, their columns; of two Series given as rows of lists,
+        their index), and the rows of two DataFrames by their index; the labels
+        must be the same on both sides, each once, in any order. Arrays and
+        lists are matched by position, also against a Series or DataFrame:
+        their i-th value is the Series' i-th item.
 
     Returns
     -------
@@ -185,6 +262,17 @@ def spearman_rho(x, y):
         order. ``nan`` when ``x`` or ``y`` is constant (every item tied: the
         ranks have no spread), as in ``scipy.stats.spearmanr``, but without
         a warning.
+
+    Raises
+    ------
+    ValueError
+        ``x`` and ``y`` of different lengths or numbers of rows, fewer than 2
+        items, NaN or infinite values; pandas labels that differ between ``x``
+        and ``y`` (the message names some found on one side only) or that
+        repeat. The same holds for :func:`kendall_tau` and
+        :func:`kendall_tau_distance`.
+    TypeError
+        Values that are not numbers.
 
     Notes
     -----
@@ -346,7 +434,8 @@ def kendall_tau(x, y, *, variant="b"):
     Parameters
     ----------
     x, y : array_like, shape (n_items,) or (n_rows, n_items) or list of lists
-        Two rankings (ranks or scores) of the same items, aligned by item; see
+        Two rankings (ranks or scores) of the same items, aligned by item
+        (pandas Series and DataFrames by their labels); see
         :func:`spearman_rho`.
     variant : {"b", "a"}, default="b"
         ``"b"`` (tau-b, the default of ``scipy.stats.kendalltau``) corrects
@@ -360,6 +449,14 @@ def kendall_tau(x, y, *, variant="b"):
         :math:`\tau \in [-1, 1]`. For tau-b, ``nan`` when ``x`` or ``y`` is
         constant (no untied pair to compare), as in scipy, without a warning;
         tau-a is then 0.
+
+    Raises
+    ------
+    ValueError
+        An unknown ``variant``; bad rankings or pandas labels that differ
+        between ``x`` and ``y``, as for :func:`spearman_rho`.
+    TypeError
+        Values that are not numbers.
 
     Notes
     -----
@@ -403,6 +500,15 @@ def kendall_tau(x, y, *, variant="b"):
     >>> x = [1, 1, 2]
     >>> kendall_tau(x, x), kendall_tau(x, x, variant="a")
     (1.0, 0.6667)
+
+    Two pandas Series are matched by their index, whatever the order they list
+    their items in:
+
+    >>> import pandas as pd
+    >>> a = pd.Series([0.3, 0.2, 0.1], index=["s1", "s2", "s3"])
+    >>> b = pd.Series([0.1, 0.2, 0.3], index=["s3", "s2", "s1"])  # a, listed backwards
+    >>> kendall_tau(a, b)
+    1.0
     """
     if variant not in ("a", "b"):
         raise ValueError(f'variant must be "a" or "b", got {variant!r}')
@@ -424,7 +530,8 @@ def kendall_tau_distance(x, y, *, normalize=False, tie_penalty=0.0):
     Parameters
     ----------
     x, y : array_like, shape (n_items,) or (n_rows, n_items) or list of lists
-        Two rankings (ranks or scores) of the same items, aligned by item; see
+        Two rankings (ranks or scores) of the same items, aligned by item
+        (pandas Series and DataFrames by their labels); see
         :func:`spearman_rho`.
     normalize : bool, default=False
         Divide by the number of pairs :math:`n(n-1)/2`, giving a value in [0, 1].
@@ -440,6 +547,14 @@ def kendall_tau_distance(x, y, *, normalize=False, tie_penalty=0.0):
     float or ndarray of shape (n_rows,)
         A count between 0 and :math:`n(n-1)/2` (a whole number when
         ``tie_penalty`` is 0 or 1), or a fraction in [0, 1] if ``normalize``.
+
+    Raises
+    ------
+    ValueError
+        ``tie_penalty`` outside [0, 1]; bad rankings or pandas labels that
+        differ between ``x`` and ``y``, as for :func:`spearman_rho`.
+    TypeError
+        ``normalize`` not a bool, values that are not numbers.
 
     Notes
     -----

@@ -416,11 +416,19 @@ def test_pairs_pandas_input_equals_numpy(name):
     rng = np.random.default_rng(5)
     x, y = rng.integers(0, 6, (3, 7)), rng.integers(0, 6, (3, 7))
     want = f(x, y)
-    got = f(pd.DataFrame(x, columns=[9] * 7), pd.DataFrame(y))
+    # the values are read (never the labels), and items are matched by their labels:
+    # the same items in another column order give the same values
+    items = [f"i{j}" for j in range(7)]
+    shuffled = rng.permutation(7)
+    fy = pd.DataFrame(y, columns=items).iloc[:, shuffled]
+    got = f(pd.DataFrame(x, columns=items), fy)
     np.testing.assert_allclose(got, want, equal_nan=True)
-    assert f(pd.Series(x[0], index=range(5, 12)), pd.Series(y[0])) == pytest.approx(
-        f(x[0], y[0]), nan_ok=True
-    )
+    sx, sy = pd.Series(x[0], index=items), pd.Series(y[0], index=items).iloc[shuffled]
+    assert f(sx, sy) == pytest.approx(f(x[0], y[0]), nan_ok=True)
+    with pytest.raises(ValueError, match="must rank the same items"):
+        f(pd.Series(x[0], index=range(5, 12)), pd.Series(y[0]))
+    with pytest.raises(ValueError, match="duplicate label"):
+        f(pd.DataFrame(x, columns=[9] * 7), pd.DataFrame(y))
 
 
 @pytest.mark.parametrize("name", list(PAIRS))

@@ -1,5 +1,8 @@
 """Paired comparisons: agreement with SciPy, seeded determinism, corrections, errors."""
 
+import re
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -436,6 +439,17 @@ def test_report_latex_and_lower_is_better():
     assert r"(b) y\&z & 4.58 \\" in text  # 19/6 + 8.5/6
 
 
+def test_report_markdown_escapes_bars_in_names():
+    a = np.array([3.0, 2.0, 4.0, 5.0, 2.0, 3.0])
+    table = compare({"a|b": a, "c": a + np.array([1.0, 2.0, 1.0, 2.0, 1.5, 1.0])}, "P|5")
+    lines = report(table, digits=1).splitlines()
+    assert lines[0] == "| system | P\\|5 |"
+    # every row has its two cells: the escaped bar does not split one
+    rows = lines[2:4]
+    assert rows[0].startswith("| (a) a\\|b | 3.2") and rows[1].startswith("| (b) c | ")
+    assert all(len(re.split(r"(?<!\\)\|", row)) == 4 for row in rows)
+
+
 def test_report_errors():
     with pytest.raises(ValueError, match="format must be"):
         report(compare({"x": [0.1, 0.2, 0.4], "y": [0.2, 0.3, 0.3]}), "html")
@@ -454,3 +468,139 @@ def test_compare_names_the_measure_of_named_series():
     assert table["measure"].tolist() == ["AP"]
     unnamed = compare({"x": a, "y": b})
     assert unnamed["measure"].tolist() == ["score"]
+
+
+# --- differences equal up to rounding -----------------------------------------------------
+
+# per-query differences (0.1 + 0.2) - 0.2, 0.6 - 0.5 and 0.7 - 0.6: all "0.1", not bit-equal
+ROUNDED_A, ROUNDED_B = np.array([0.1 + 0.2, 0.6, 0.7]), np.array([0.2, 0.5, 0.6])
+
+
+def test_effect_size_of_differences_equal_up_to_rounding_is_infinite():
+    d = ROUNDED_A - ROUNDED_B
+    assert np.ptp(d) > 0  # the case: equal only up to rounding
+    with pytest.raises(ValueError, match="zero variance"):
+        paired_test(ROUNDED_A, ROUNDED_B)  # the t-test's rule, which effect_size now shares
+    assert effect_size(ROUNDED_A, ROUNDED_B)["cohens_d"] == np.inf
+    assert effect_size(ROUNDED_B, ROUNDED_A)["cohens_d"] == -np.inf
+    table = compare({"a": list(ROUNDED_A), "b": list(ROUNDED_B)}, test="permutation")
+    assert table["cohens_d"].tolist() == [np.inf]
+    assert effect_size(ROUNDED_A, ROUNDED_A)["cohens_d"] == 0.0
+
+
+@pytest.mark.parametrize("shift", [0.1, -0.25, 1 / 3, 0.7])
+@pytest.mark.parametrize("seed", range(3))
+def test_effect_size_is_infinite_exactly_when_the_t_test_sees_zero_variance(shift, seed):
+    b = np.random.default_rng(seed).random(8)
+    a = b + shift  # differences equal to shift, up to rounding
+    with pytest.raises(ValueError, match="zero variance"):
+        paired_test(a, b)
+    assert effect_size(a, b)["cohens_d"] == np.copysign(np.inf, shift)
+
+
+def test_effect_size_just_past_the_rounding_tolerance_is_finite():
+    eps = np.finfo(np.float64).eps
+    d = np.array([0.1, 0.1 * (1 + 64 * eps), 0.1])  # 64 epsilons apart: beyond the 16 allowed
+    e = effect_size(d, np.zeros(3))
+    assert np.isfinite(e["cohens_d"])
+    assert e["cohens_d"] == pytest.approx(d.mean() / d.std(ddof=1), rel=1e-12)
+    assert paired_test(d, np.zeros(3)).statistic == pytest.approx(e["cohens_d"] * np.sqrt(3))
+
+
+@pytest.mark.parametrize("method", ["percentile", "basic", "BCa"])
+def test_bootstrap_of_differences_equal_up_to_rounding(method):
+    # SciPy's BCa gives NaN and warnings on such data; the interval is their range
+    d = ROUNDED_A - ROUNDED_B
+    b = np.random.default_rng(0).random(11)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert bootstrap_ci(ROUNDED_A, ROUNDED_B, method=method) == (d.min(), d.max())
+        low, high = bootstrap_ci(b + 1 / 3, b, method=method)
+    assert low <= 1 / 3 <= high and high - low <= 16 * np.finfo(np.float64).eps
+
+
+# --- too few resamples -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("method", ["percentile", "basic", "BCa"])
+@pytest.mark.parametrize("n_resamples", [1, 2, 199])
+def test_bootstrap_with_too_few_resamples_is_refused(method, n_resamples):
+    # n_resamples=1 gave a zero-width interval and NumPy warnings, 2 with BCa NaN
+    a, b = scores(0, n=20)
+    with pytest.raises(ValueError, match=r"n_resamples=\d+ is too few for a 0\.95 bootstrap"):
+        bootstrap_ci(a, b, n_resamples=n_resamples, method=method)
+
+
+@pytest.mark.parametrize("confidence", [0.5, 0.9, 0.95, 0.99])
+def test_bootstrap_needs_five_resamples_beyond_each_end(confidence):
+    a, b = scores(1, n=20)
+    need = round(2 * 5 / (1 - confidence))  # (1 - confidence) / 2 of them is 5 resamples
+    with pytest.raises(ValueError, match=f"must be at least 10 / \\(1 - confidence\\) = {need:,}$"):
+        bootstrap_ci(a, b, confidence=confidence, n_resamples=need - 1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for method in ("percentile", "basic", "BCa"):
+            low, high = bootstrap_ci(a, b, confidence=confidence, n_resamples=need,
+                                     method=method)
+            assert low < high
+
+
+def test_compare_needs_enough_resamples_for_its_bootstrap_whatever_the_test():
+    a, b = scores(2, n=10)
+    for test in ("t", "permutation"):
+        with pytest.raises(ValueError, match="n_resamples=199 is too few for a 0.95 bootstrap"):
+            compare({"x": a, "y": b}, test=test, n_resamples=199)
+    with pytest.raises(ValueError, match="n_resamples=999 is too few for a 0.99 bootstrap"):
+        compare({"x": a, "y": b}, confidence=0.99, n_resamples=999)
+    table = compare({"x": a, "y": b}, n_resamples=200)
+    assert table["ci_low"].iloc[0] < table["ci_high"].iloc[0]
+
+
+@pytest.mark.parametrize("alternative, floor", [("two-sided", 2), ("greater", 1), ("less", 1)])
+@pytest.mark.parametrize("n_resamples", [1, 2, 5, 38])
+def test_permutation_test_with_few_sign_patterns_is_coarse_but_valid(n_resamples, alternative,
+                                                                     floor):
+    # sampled patterns: the observed one counts, so p >= 1 / (B + 1) per tail; no warning
+    a, b = scores(3, n=30)  # 2**30 patterns: sampled, not exact
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        p = paired_test(a, b, test="permutation", n_resamples=n_resamples,
+                        alternative=alternative).pvalue
+    assert min(1.0, floor / (n_resamples + 1)) <= p <= 1.0
+
+
+# --- Series, arrays and their pairing ----------------------------------------------------------
+
+
+def test_compare_pairs_an_array_with_series_by_position():
+    a, b = scores(7, n=8)
+    ids = [f"q{i}" for i in range(8)]
+    s = pd.Series(a, index=ids)
+    table = compare({"s": s, "arr": b})
+    assert table["p_value"].iloc[0] == paired_test(a, b).pvalue  # as paired_test does
+    assert table["difference"].iloc[0] == pytest.approx(np.mean(a - b))
+    # two Series listing their queries in one order, with an array: one pairing
+    table = compare({"s": s, "arr": b, "t": pd.Series(b / 2, index=ids)})
+    np.testing.assert_allclose(table["difference"], [np.mean(a - b), np.mean(a - b / 2),
+                                                     np.mean(b / 2)])
+    # in two orders, the array would be paired with each of them differently
+    backwards = pd.Series(b / 2, index=ids).iloc[::-1]
+    with pytest.raises(ValueError, match="system 'arr' has no index.*'s' and 't' do not list "
+                       "the same queries in the same order"):
+        compare({"s": s, "arr": b, "t": backwards})
+    # without the array, the Series are matched by query id
+    table = compare({"s": s, "t": backwards})
+    assert table["difference"].iloc[0] == pytest.approx(np.mean(a - b / 2))
+
+
+def test_paired_index_errors_name_the_labels_without_warnings():
+    s = pd.Series([0.1, 0.2, 0.3], index=["q0", "q0", "q1"])
+    t = pd.Series([0.1, 0.2, 0.3], index=["q0", "q1", "q2"])
+    with pytest.raises(ValueError, match=r"a has 1 duplicate label \(e\.g\. \['q0'\]\): "
+                       "per-query scores must have one value per query"):
+        paired_test(s, t)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # labels of two types: no warning from pandas' sort
+        with pytest.raises(ValueError, match=r"not scored on the same queries: 3 only in a "
+                           r"\(e\.g\. \[1, 2, 3\]\), 3 only in b \(e\.g\. \['q0'"):
+            paired_test(pd.Series([0.1, 0.2, 0.3], index=[1, 2, 3]), t)

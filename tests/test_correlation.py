@@ -8,6 +8,7 @@ import math
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 from conftest import grades, ragged, random_batch
 from hypothesis import assume, given
@@ -397,6 +398,94 @@ def test_a_million_items_in_linear_memory():
     assert peak < 400 * 2**20  # a few dozen arrays of n values, never n^2
     assert tau == pytest.approx(stats.kendalltau(x, y).statistic, rel=1e-12)
     assert 0 < distance < 0.5
+
+
+# --- pandas labels: matched as paired_test matches query ids ----------------------------
+
+PAIR_FUNCTIONS = [spearman_rho, kendall_tau, kendall_tau_distance]
+
+
+@pytest.mark.parametrize("f", [spearman_rho, kendall_tau])
+def test_two_series_are_matched_by_index(f):
+    # the reviewer's case: b is a, listed in the reverse order (the same data)
+    a = pd.Series([0.3, 0.2, 0.1], index=["s1", "s2", "s3"])
+    b = pd.Series([0.1, 0.2, 0.3], index=["s3", "s2", "s1"])
+    assert f(a, b) == 1.0
+    assert f(b, a) == 1.0
+    rng = np.random.default_rng(3)
+    ids = [f"item{i}" for i in range(25)]
+    x = pd.Series(rng.normal(size=25), index=ids)
+    y = pd.Series(x.to_numpy() + rng.normal(size=25), index=ids).sample(frac=1, random_state=1)
+    assert not x.index.equals(y.index)
+    want = scipy_values(x.to_numpy(), y.loc[x.index].to_numpy())[0 if f is spearman_rho else 1]
+    assert f(x, y) == pytest.approx(want, rel=1e-12)
+
+
+def test_kendall_tau_distance_matches_series_by_index():
+    a = pd.Series([4, 3, 2, 1], index=list("abcd"))
+    b = pd.Series([1, 2, 3, 4], index=list("dcba"))  # a, listed backwards
+    assert kendall_tau_distance(a, b) == 0.0
+    c = pd.Series([1, 2, 3, 4], index=list("abcd"))  # a reversed: every pair discordant
+    assert kendall_tau_distance(a, c.iloc[::-1]) == 4 * 3 / 2
+
+
+@pytest.mark.parametrize("f", PAIR_FUNCTIONS)
+def test_dataframes_are_matched_by_columns_and_index(f):
+    rng = np.random.default_rng(8)
+    x = pd.DataFrame(rng.integers(0, 5, (4, 7)), index=[f"q{i}" for i in range(4)],
+                     columns=[f"d{j}" for j in range(7)])
+    y = pd.DataFrame(rng.integers(0, 5, (4, 7)), index=x.index, columns=x.columns)
+    want = f(x.to_numpy(), y.to_numpy())
+    shuffled = y.iloc[[2, 0, 3, 1], [6, 1, 4, 0, 5, 3, 2]]
+    np.testing.assert_array_equal(f(x, shuffled), want)
+    # a Series of items against each row of a DataFrame: index against columns
+    np.testing.assert_array_equal(
+        f(x.iloc[0].iloc[::-1], shuffled), f(x.to_numpy()[0], shuffled[x.columns].to_numpy())
+    )
+    # Series given as rows of a list: each row matched by its own index
+    rows_x = [x.iloc[i] for i in range(4)]
+    rows_y = [y.iloc[i].iloc[::-1] for i in range(4)]
+    np.testing.assert_array_equal(f(rows_x, rows_y), want)
+
+
+@pytest.mark.parametrize("f", PAIR_FUNCTIONS)
+def test_a_series_against_an_array_is_paired_by_position(f):
+    # as in paired_test: the array's i-th value is the Series' i-th item
+    a = pd.Series([0.3, 0.2, 0.1, 0.4], index=["s1", "s2", "s3", "s4"])
+    b = np.array([0.1, 0.2, 0.3, 0.5])
+    assert f(a, b) == f(a.to_numpy(), b)
+    assert f(b, a) == f(b, a.to_numpy())
+
+
+@pytest.mark.parametrize("f", PAIR_FUNCTIONS)
+@pytest.mark.parametrize(
+    "x, y, match",
+    [
+        (pd.Series([1, 2, 3], index=["a", "b", "c"]), pd.Series([1, 2, 3], index=["a", "b", "d"]),
+         r"x and y must rank the same items: 1 only in x \(e\.g\. \['c'\]\), 1 only in y "
+         r"\(e\.g\. \['d'\]\)"),
+        (pd.Series([1, 2, 3], index=["a", "b", "c"]), pd.Series([1, 2], index=["a", "b"]),
+         r"must rank the same items: 1 only in x \(e\.g\. \['c'\]\); items are matched"),
+        (pd.Series([1, 2, 3], index=[1, 2, 3]), pd.Series([1, 2, 3], index=["1", "2", "3"]),
+         r"3 only in x \(e\.g\. \[1, 2, 3\]\), 3 only in y"),
+        (pd.Series([1, 2, 3], index=["a", "a", "b"]), pd.Series([1, 2, 3], index=["a", "b", "c"]),
+         r"x has 1 duplicate label \(e\.g\. \['a'\]\)"),
+        (pd.DataFrame([[1, 2], [2, 1]], index=["q1", "q2"]),
+         pd.DataFrame([[1, 2], [2, 1]], index=["q1", "q3"]),
+         r"x and y do not hold the same rows: 1 only in x \(e\.g\. \['q2'\]\)"),
+        (pd.DataFrame([[1, 2, 3]], columns=["a", "b", "c"]),
+         pd.DataFrame([[1, 2, 3]], columns=["a", "b", "e"]),
+         r"must rank the same items \(row 0\): 1 only in x"),
+        ([pd.Series([1, 2], index=["a", "b"]), pd.Series([1, 2], index=["a", "b"])],
+         [pd.Series([1, 2], index=["a", "b"]), pd.Series([1, 2], index=["a", "c"])],
+         r"\(row 1\): 1 only in x \(e\.g\. \['b'\]\)"),
+    ],
+)
+def test_pandas_labels_that_differ_are_refused(f, x, y, match):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a clear error, no warning from pandas on the way
+        with pytest.raises(ValueError, match=match):
+            f(x, y)
 
 
 # --- bad input ----------------------------------------------------------------------
