@@ -133,7 +133,15 @@ def _discounts(n, discount, p):
             with np.errstate(over="ignore"):
                 return p["exp_base"] ** (i - 1)  # inf far down the list: weight 0
         if discount in ("power", "zipf"):
-            return (i + p["power_shift"]) ** p["power_exponent"]
+            with np.errstate(over="ignore", under="ignore"):
+                d = (i + p["power_shift"]) ** p["power_exponent"]  # inf far down: weight 0
+            if d[0] == 0:  # non-decreasing, so position 1 is the smallest
+                raise ValueError(
+                    f"discount={discount!r} is 0 at position 1: (1 + power_shift) ** "
+                    f"power_exponent = {1 + p['power_shift']:g} ** {p['power_exponent']:g} "
+                    "underflows float64; use a power_shift nearer 0 or a smaller power_exponent"
+                )
+            return d
         return np.ones(n)  # "none", the only name left after _resolve_params
     if not callable(discount):
         raise TypeError(
@@ -151,9 +159,20 @@ def _discounts(n, discount, p):
 
 
 def _weighted_sum(gains, discounts, k):
-    """sum_{i <= k} gain_i / d(i) for every row."""
+    """sum_{i <= k} gain_i / d(i) for every row; a ValueError if it overflows float64."""
     top = gains[:, :k]
-    return (top / discounts[: top.shape[1]]).sum(axis=1)
+    weights = discounts[: top.shape[1]]
+    with np.errstate(over="ignore"):
+        sums = (top / weights).sum(axis=1)
+    if not np.isfinite(sums).all():
+        q = int(np.flatnonzero(~np.isfinite(sums))[0])
+        where = f" of query {q}" if len(sums) > 1 else ""
+        raise ValueError(
+            f"DCG{where} overflows float64 (it exceeds {np.finfo(np.float64).max:.3g}): the gains "
+            f"(largest {top.max():g}) divided by the discounts (smallest {weights.min():g}) "
+            "sum to infinity; the grades are too large for float64 sums, rescale them"
+        )
+    return sums
 
 
 # --- public metrics -----------------------------------------------------------------
@@ -435,5 +454,13 @@ def ndcg(
 
 def _dcg_kernel(gains):
     """Kernel of DCG on a validated batch: ``gains`` (n, k) of the top k, any sign;
-    the discount is log2(i + 1), trec_eval's and scikit-learn's."""
-    return gains @ (1.0 / np.log2(np.arange(2, gains.shape[1] + 2)))
+    the discount is log2(i + 1), trec_eval's and scikit-learn's. A ValueError if a
+    sum overflows float64 (as :func:`dcg` raises)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        sums = gains @ (1.0 / np.log2(np.arange(2, gains.shape[1] + 2)))
+    if not np.isfinite(sums).all():
+        raise ValueError(
+            f"DCG overflows float64 (it exceeds {np.finfo(np.float64).max:.3g}): the grades "
+            f"(largest gain {gains.max():g}) are too large for float64 sums, rescale them"
+        )
+    return sums

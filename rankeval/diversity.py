@@ -83,13 +83,24 @@ def _pad(binary, width, n_subtopics):
 
 # --- kernels -------------------------------------------------------------------------
 
+# The ideal-ideal normaliser is summed rank by rank for at most this many ranks; past them
+# (a deep k with an alpha so small that the sum still grows there) _tail adds the rest.
+_EXACT_RANKS = 1 << 22
 
-def _discount(depth):
-    """ndeval's discount: 1 at rank 0, then log(2) / log(i + 2)."""
-    i = np.arange(depth, dtype=np.float64)
-    d = np.log(2.0) / np.log(i + 2.0)
-    d[0] = 1.0
-    return d
+
+def _weights(kind, start, stop):
+    """Rank weights w(i) of the 0-based ranks start..stop-1.
+
+    ``"dcg"``: ndeval's discount, 1 at rank 0, then log(2) / log(i + 2).
+    ``"err"``: the reciprocal rank 1 / (i + 1).
+    """
+    i = np.arange(start, stop, dtype=np.float64)
+    if kind == "err":
+        return 1.0 / (i + 1.0)
+    w = np.log(2.0) / np.log(i + 2.0)
+    if start == 0:
+        w[0] = 1.0
+    return w
 
 
 def _novelty_scores(rel, alpha):
@@ -124,29 +135,80 @@ def _greedy_ideal(rel, alpha, depth):
     return rel[order]
 
 
-def _cumulative(values):
-    """Sequential running sum along axis 1 (ndeval adds in rank order)."""
-    return np.cumsum(values, axis=1)
-
-
-def _ideal_ideal(n_subtopics, alpha, weights):
-    """ndeval's collection-independent normaliser: S (1 - alpha)^i at every rank."""
-    depth = weights.shape[0]
-    steps = np.full(depth, 1.0 - alpha)
-    steps[0] = 1.0
-    gains = n_subtopics[:, None].astype(np.float64) * np.cumprod(steps)[None, :]
-    return _cumulative(gains * weights[None, :])
-
-
-def _ndeval_curve(rel, n_subtopics, alpha, weights):
-    """Cumulative measure at every depth, divided by the ideal-ideal from depth 2 on
-    (ndeval leaves depth 1 undivided)."""
+def _unnormalised(rel, alpha, kind):
+    """Each query's alpha-DCG (or ERR-IA) over all the ranks of ``rel``, added in rank
+    order as ndeval does. Ranks past the end of a list add exactly 0, so this is also
+    the value at any deeper k."""
     scores = _novelty_scores(rel, alpha)
-    curve = _cumulative(scores * weights[None, :])
-    norm = _ideal_ideal(n_subtopics, alpha, weights)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        curve[:, 1:] = curve[:, 1:] / norm[:, 1:]
-    return np.where(n_subtopics[:, None] > 0, curve, 0.0)
+    return np.cumsum(scores * _weights(kind, 0, rel.shape[1])[None, :], axis=1)[:, -1]
+
+
+def _ideal_ideal(n_subtopics, alpha, k, kind):
+    r"""ndeval's collection-independent normaliser :math:`\sum_{i<k} S (1-\alpha)^i w(i)`
+    for each query: the score of a document covering all S subtopics at every rank.
+
+    Summed rank by rank in blocks, in ndeval's order ((1 - alpha)^i by repeated
+    multiplication, a running sum), for each distinct S. The terms never grow (to
+    rounding), so once the last one is below a quarter of the sum's ulp no later rank
+    can change the sum, and the loop stops: the result is the sum over all k ranks, bit
+    for bit. With alpha = 0.5 that happens in the first block of 256 ranks, whatever k is.
+    """
+    counts, per_query = np.unique(n_subtopics, return_inverse=True)
+    s = counts.astype(np.float64)[:, None]
+    total = np.zeros(len(counts))
+    seen = 1.0  # (1 - alpha)^i of the last rank summed
+    start, size = 0, 256
+    while start < min(k, _EXACT_RANKS):
+        stop = min(k, _EXACT_RANKS, start + size)
+        steps = np.full(stop - start, 1.0 - alpha)
+        if start == 0:
+            steps[0] = 1.0
+        novelty = np.cumprod(np.concatenate(([seen], steps)))[1:]
+        terms = s * novelty[None, :] * _weights(kind, start, stop)[None, :]
+        total = np.cumsum(np.concatenate((total[:, None], terms), axis=1), axis=1)[:, -1]
+        if np.all(4 * terms[:, -1] < np.spacing(total)):
+            return total[per_query]
+        seen, start, size = novelty[-1], stop, min(2 * size, 1 << 16)
+    if k > start:
+        total = total + counts * _tail(seen, 1.0 - alpha, start, k, kind)
+    return total[per_query]
+
+
+def _tail(seen, r, a, k, kind):
+    r"""The normaliser's ranks a..k-1 for S = 1, :math:`\sum_{i=a}^{k-1} f(i)` with
+    :math:`f(x) = \text{seen} \cdot r^{x-a+1} w(x)`, for a >= 2**22 and r so close to 1
+    that the terms still count there.
+
+    f is smooth and varies slowly this deep, so Euler-Maclaurin,
+    :math:`\int_a^k f + (f(a) - f(k)) / 2 + (f'(k) - f'(a)) / 12`, is exact to rounding;
+    the integral is 30-point Gauss-Legendre on the panels [a 2^j, a 2^(j+1)].
+    """
+    log_r = np.log(r)
+
+    def f(x):
+        w = 1.0 / (x + 1.0) if kind == "err" else np.log(2.0) / np.log(x + 2.0)
+        return seen * np.exp((x - a + 1.0) * log_r) * w
+
+    def df(x):  # f'(x) = f(x) (log r + w'(x) / w(x))
+        dlog_w = -1.0 / (x + 1.0) if kind == "err" else -1.0 / ((x + 2.0) * np.log(x + 2.0))
+        return f(x) * (log_r + dlog_w)
+
+    if k > 2**1000:
+        if r == 1.0:
+            raise ValueError(
+                "k is too large (above 2**1000): with alpha this close to 0 the ideal-ideal "
+                "normaliser grows with every rank up to k; pass a k of at most 2**1000"
+            )
+        k = 2**1000  # r^x underflows to 0 long before (x > 1e19 for any r < 1)
+    b = float(k)
+    edges = a * 2.0 ** np.arange(int(np.ceil(np.log2(b / a))) + 1)
+    edges = np.append(edges[edges < b], b)
+    lo, hi = edges[:-1, None], edges[1:, None]
+    nodes, node_weights = np.polynomial.legendre.leggauss(30)
+    with np.errstate(under="ignore"):
+        x = (lo + hi) / 2 + (hi - lo) / 2 * nodes
+        integral = np.sum((hi - lo) / 2 * (f(x) @ node_weights[:, None]))
+        return integral + (f(a) - f(b)) / 2 + (df(b) - df(a)) / 12
 
 
 def _diversity(relevance, k, alpha, judgments, threshold, normalization, kind):
@@ -184,12 +246,20 @@ def _diversity(relevance, k, alpha, judgments, threshold, normalization, kind):
     judged_rel = _binary(ideal_sets, threshold)
     m = max(r.shape[1] for r in run_rel)
     n_subtopics = np.array([j.any(axis=0).sum() for j in judged_rel])  # ndeval's actualSubtopics
-    weights = _discount(k) if kind == "dcg" else 1.0 / np.arange(1, k + 1, dtype=np.float64)
-    curve = _ndeval_curve(_pad(run_rel, k, m), n_subtopics, alpha, weights)[:, k - 1]
+    # ndeval divides by the ideal-ideal normaliser from depth 2 on, and leaves depth 1 alone.
+    norm = _ideal_ideal(n_subtopics, alpha, k, kind) if k > 1 else np.ones(len(runs))
+
+    def normalised(rel):
+        # Only the ranks a list fills can add anything: depth min(k, longest list).
+        depth = min(k, max(r.shape[0] for r in rel))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            curve = _unnormalised(_pad(rel, depth, m), alpha, kind) / norm
+        return np.where(n_subtopics > 0, curve, 0.0)
+
+    curve = normalised(run_rel)
     if normalization == "ideal_ideal":
         return finish(curve, _Single(single))
-    ideal = [_greedy_ideal(j, alpha, k) for j in judged_rel]
-    best = _ndeval_curve(_pad(ideal, k, m), n_subtopics, alpha, weights)[:, k - 1]
+    best = normalised([_greedy_ideal(j, alpha, k) for j in judged_rel])
     with np.errstate(invalid="ignore", divide="ignore"):
         values = np.where(curve != 0, curve / best, 0.0)
     return finish(values, _Single(single))
@@ -223,7 +293,8 @@ def alpha_ndcg(
         2-D arrays (lengths and subtopic counts may differ) is one query each.
     k : int, default=20
         Depth. ndeval reports 5, 10 and 20 and stops at 20; beyond 20 this
-        function extends the same formula.
+        function extends the same formula. The work grows with the lengths of
+        the lists, not with ``k``.
     alpha : float, default=0.5
         Redundancy intolerance, in [0, 1): the chance that a document
         relevant to an already covered subtopic adds nothing for it.

@@ -403,6 +403,12 @@ def test_against_slow_oracle(k, gain, discount, base):
         ({"discount": "exponential", "exp_base": 0.5}, ValueError, "exp_base must be > 1"),
         ({"discount": "power", "power_shift": -1}, ValueError, "power_shift must be > -1"),
         ({"discount": "power", "power_exponent": 0}, ValueError, "power_exponent must be > 0"),
+        # 0.001 ** 200 = 1e-600 underflows to 0: a division by zero, nan or inf
+        (
+            {"discount": "power", "power_shift": -0.999, "power_exponent": 200},
+            ValueError,
+            r"discount='power' is 0 at position 1: \(1 \+ power_shift\) \*\* power_exponent",
+        ),
     ],
 )
 def test_bad_options(kwargs, exc, match):
@@ -414,6 +420,38 @@ def test_bad_options(kwargs, exc, match):
 def test_exponential_gain_overflow():
     with pytest.raises(ValueError, match="gain produced NaN or infinite"):
         dcg([2000], gain="exponential")
+
+
+@pytest.mark.filterwarnings("error")  # a ValueError, and no RuntimeWarning before it
+def test_sums_past_float64_raise():
+    # Finite grades, but 1e308 (1 + 1/log2(3) + 1/2) is past float64's 1.8e308.
+    for f in (dcg, ndcg):
+        with pytest.raises(ValueError, match="the grades are too large for float64 sums"):
+            f([1e308] * 3)
+    # 2**1023 - 1 is a finite exponential gain; three of them are not a finite sum.
+    with pytest.raises(ValueError, match="too large for float64 sums"):
+        dcg([1023] * 3, gain="exponential")
+    # Only the IDCG overflows, from the judged grades.
+    with pytest.raises(ValueError, match="too large for float64 sums"):
+        ndcg([1, 0], ideal=[1e308] * 3)
+    with pytest.raises(ValueError, match="DCG of query 1 overflows float64"):
+        dcg([[1, 2], [1e308] * 3])
+    # A discount below 1 can push a finite gain past the range on its own:
+    # 1e300 / 0.1**10.
+    with pytest.raises(ValueError, match=r"discounts \(smallest 1e-10\)"):
+        dcg([1e300], discount="power", power_shift=-0.9, power_exponent=10)
+    # Up to the limit the sums stay numbers.
+    assert dcg([1e308, 1e308]) == pytest.approx(1e308 + 1e308 / log2(3))
+    assert ndcg([1e308, 1e308]) == 1.0
+    assert ndcg([1e308, 1e308], k=1, ideal=[1e308] * 3) == 1.0
+
+
+@pytest.mark.filterwarnings("error")
+def test_power_discount_overflowing_far_down_weighs_nothing():
+    # i ** 200 overflows to inf from i = 35 on: weight 0, without a warning.
+    r = [1] * 400
+    assert dcg(r, discount="power", power_exponent=200) == pytest.approx(1 + 2.0**-200)
+    assert ndcg(r, discount="power", power_exponent=200) == 1.0
 
 
 @pytest.mark.parametrize(

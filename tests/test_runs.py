@@ -647,3 +647,18 @@ def test_judged_only_query_left_empty_scores_zero():
     got = evaluate(qrels, run, ["IPrec@0.0", "AP", "P@5"], judged_only=True)
     assert got.loc["q1"].tolist() == [0.0, 0.0, 0.0]
     assert got.loc["q2"].tolist() == [1.0, 1.0, 1 / 5]
+
+
+def test_dcg_measures_refuse_sums_past_float64():
+    import warnings
+
+    qrels = {"q": {"a": 1e308, "b": 1e308, "c": 1e308}}
+    run = {"q": {"a": 3.0, "b": 2.0, "c": 1.0}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a clear error, not inf/nan after a RuntimeWarning
+        for measure in ("DCG@3", "nDCG@3", "nDCG"):
+            with pytest.raises(ValueError, match="DCG overflows float64"):
+                evaluate(qrels, run, [measure])
+    # the largest grades whose sums stay finite are scored
+    half = {"q": {d: 1e307 for d in "abc"}}
+    assert evaluate(half, run, ["nDCG@3"])["nDCG@3"].iloc[0] == pytest.approx(1.0)
