@@ -506,7 +506,7 @@ def kendall_tau(x, y, *, variant="b"):
 
     >>> import pandas as pd
     >>> a = pd.Series([0.3, 0.2, 0.1], index=["s1", "s2", "s3"])
-    >>> b = pd.Series([0.1, 0.2, 0.3], index=["s3", "s2", "s1"])  # a, listed backwards
+    >>> b = pd.Series([0.1, 0.2, 0.3], index=["s3", "s2", "s1"])  # a, backwards
     >>> kendall_tau(a, b)
     1.0
     """
