@@ -562,15 +562,9 @@ def _md(text: str) -> str:
 
 
 def _tex(text: str) -> str:
-    out = str(text)
-    for char, repl in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("$", r"\$"),
-                       ("#", r"\#"), ("_", r"\_"), ("{", r"\{"), ("}", r"\}"),
-                       ("~", r"\textasciitilde{}"), ("^", r"\textasciicircum{}")):  # fmt: skip
-        if char == "\\":
-            out = out.replace(char, "\0")
-        else:
-            out = out.replace(char, repl)
-    return out.replace("\0", r"\textbackslash{}")
+    from .compare import _latex  # one LaTeX escape for the CLI's tables and report's
+
+    return _latex(text)
 
 
 _LINES = {"trec_eval": _trec_lines, "tsv": _tsv_lines, "jsonl": _jsonl_lines}

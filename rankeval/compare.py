@@ -64,8 +64,11 @@ class PairedTest(NamedTuple):
 
 
 def _index_of(x):
-    """The index (query ids) of a pandas Series or DataFrame; None for arrays and lists."""
-    return x.index if hasattr(x, "index") and hasattr(x, "to_numpy") else None
+    """The index (query ids) of a pandas Series or DataFrame; None for arrays, lists
+    and Arrow arrays (whose ``index`` is a method)."""
+    if type(x).__module__.startswith("pandas") and hasattr(x, "index"):
+        return x.index
+    return None
 
 
 def _values(x, name):
@@ -96,7 +99,7 @@ def _values(x, name):
     return arr, index
 
 
-def _match_labels(ix, iy, names, *, differ, need, repeated):
+def _match_labels(ix, iy, names, *, differ, need, repeated, equal_may_repeat=False):
     """Match two pandas indexes label by label (shared with :mod:`rankeval.correlation`).
 
     Returns ``order`` such that ``y[order]`` lists the values labelled by ``iy`` in
@@ -105,8 +108,12 @@ def _match_labels(ix, iy, names, *, differ, need, repeated):
     label twice (message ``"{name} has k duplicate label(s) (e.g. [...]):
     {repeated}"``) or when some labels are on one side only (``"{differ}: k only
     in {names[0]} (e.g. [...]), k' only in {names[1]} (e.g. [...]); {need}"``,
-    a side without such labels left out).
+    a side without such labels left out). With ``equal_may_repeat=True``, two
+    equal indexes pair by position even if they repeat a label (nothing to
+    match; two columns of one frame): repeats are refused only when matching.
     """
+    if equal_may_repeat and ix.equals(iy):
+        return None
     for index, name in zip((ix, iy), names, strict=True):
         if index.has_duplicates:
             twice = index[index.duplicated()].unique()
@@ -871,7 +878,8 @@ _CORRECTION_NAMES = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamin
                      "none": "no"}
 _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
                   "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
-                  "^": r"\textasciicircum{}"}
+                  "^": r"\textasciicircum{}", "|": r"\textbar{}", "<": r"\textless{}",
+                  ">": r"\textgreater{}"}
 
 
 def _latex(text):

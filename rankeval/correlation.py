@@ -160,6 +160,7 @@ def _paired(x, y):
             differ="x and y do not hold the same rows",
             need="rows are matched by their index labels, so both must hold the same ones",
             repeated="each row must have its own label",
+            equal_may_repeat=True,
         )
         if order is not None:
             ys = [ys[j] for j in order]
@@ -186,6 +187,7 @@ def _paired(x, y):
                     need="items are matched by their labels (a Series' index, a DataFrame's "
                     "columns), so both must name the same ones",
                     repeated="each item must have its own label",
+                    equal_may_repeat=True,
                 )
             if orders[key] is not None:
                 ys[i] = b = b[orders[key]]
@@ -251,7 +253,9 @@ def spearman_rho(x, y):
         (of a Series and a DataFrame, its index and the frame's columns; of
         two DataFrames, their columns; of two Series given as rows of lists,
         their index), and the rows of two DataFrames by their index; the labels
-        must be the same on both sides, each once, in any order. Arrays and
+        must be the same on both sides, each once, in any order (two equal
+        indexes, in the same order, pair by position even if they repeat a
+        label: two columns of one frame). Arrays and
         lists are matched by position, also against a Series or DataFrame:
         their i-th value is the Series' i-th item.
 
@@ -269,7 +273,7 @@ def spearman_rho(x, y):
         ``x`` and ``y`` of different lengths or numbers of rows, fewer than 2
         items, NaN or infinite values; pandas labels that differ between ``x``
         and ``y`` (the message names some found on one side only) or that
-        repeat. The same holds for :func:`kendall_tau` and
+        repeat where they must be matched. The same holds for :func:`kendall_tau` and
         :func:`kendall_tau_distance`.
     TypeError
         Values that are not numbers.

@@ -170,7 +170,8 @@ def _weighted_sum(gains, discounts, k):
         raise ValueError(
             f"DCG{where} overflows float64 (it exceeds {np.finfo(np.float64).max:.3g}): the gains "
             f"(largest {top.max():g}) divided by the discounts (smallest {weights.min():g}) "
-            "sum to infinity; the grades are too large for float64 sums, rescale them"
+            "sum to infinity; rescale the grades, or choose a discount that does not come "
+            "near 0"
         )
     return sums
 

@@ -338,11 +338,14 @@ class RankedRun:
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
             g, q = grades[i], self.query_ids[qcode[i]]
-            why = "not a whole number" if g != round(g) else f"above max_grade={max_grade}"
-            raise ValueError(
-                f"{what}: query {q!r} has a judged grade of {g:g}, {why} (whole grades 0, "
-                f"1, ..., max_grade only; give the top of your grade scale as max_grade)"
-            )
+            if g != round(g):
+                why = (
+                    "not a whole number (whole grades only: round them, or pass "
+                    "grades='trec_eval' to truncate them as trec_eval does)"
+                )
+            else:
+                why = f"above max_grade={max_grade} (give the top of your grade scale as max_grade)"
+            raise ValueError(f"{what}: query {q!r} has a judged grade of {g:g}, {why}")
         ok = grades >= 1
         counts = np.zeros((len(self), max_grade))
         np.add.at(counts, (qcode[ok], grades[ok].astype(np.int64) - 1), 1)

@@ -92,9 +92,11 @@ def evaluate(
     judged_only : bool, default=False
         Drop unjudged (and negatively judged) documents from each ranking
         before scoring: trec_eval's ``-J``. A query left with no document
-        scores 0 (its relevant documents were not found); pytrec_eval
-        (trec_eval 9's code) reports NaN there for the interpolated
-        precisions (``iprec_at_recall``, ``11pt_avg``), a 0/0.
+        gets the values of an empty ranking (0 for the precision, recall and
+        gain measures, ``k + 1`` for FRP@k and MR@k; counts such as NumRel
+        still count the qrels); pytrec_eval (trec_eval 9's code) reports NaN
+        there for ``iprec_at_recall_0.00`` and ``11pt_avg`` (a 0/0), where
+        rankeval gives 0.
     score_precision : {"double", "float"}, default="double"
         Compare scores as 64-bit floats (trec_eval 10), or as 32-bit floats
         as trec_eval 9 and pytrec_eval do (``"float"``): scores that differ

@@ -604,3 +604,13 @@ def test_paired_index_errors_name_the_labels_without_warnings():
         with pytest.raises(ValueError, match=r"not scored on the same queries: 3 only in a "
                            r"\(e\.g\. \[1, 2, 3\]\), 3 only in b \(e\.g\. \['q0'"):
             paired_test(pd.Series([0.1, 0.2, 0.3], index=[1, 2, 3]), t)
+
+
+def test_arrow_arrays_pair_by_position():
+    pa = pytest.importorskip("pyarrow")
+    a, b = [0.2, 0.5, 0.4, 0.9], [0.1, 0.3, 0.5, 0.6]
+    want = paired_test(a, b)
+    got = paired_test(pa.array(a), pa.array(b))
+    assert got.statistic == want.statistic and got.pvalue == want.pvalue
+    table = compare({"x": pa.array(a), "y": np.array(b), "z": pd.Series(b)})
+    assert len(table) == 3

@@ -538,3 +538,16 @@ def test_bad_options():
 def test_inversions_bad_input(relevance, k, exc, match):
     with pytest.raises(exc, match=match):
         inversions(relevance, k)
+
+
+def test_equal_indexes_pair_by_position_even_with_repeated_labels():
+    # two columns of one frame whose index repeats labels: nothing to match
+    frame = pd.DataFrame({"AP": [0.1, 0.4, 0.3, 0.2], "nDCG": [0.2, 0.5, 0.1, 0.3]})
+    frame = pd.concat([frame, frame])  # index 0, 1, 2, 3, 0, 1, 2, 3
+    x, y = frame["AP"].to_numpy(), frame["nDCG"].to_numpy()
+    assert spearman_rho(frame["AP"], frame["nDCG"]) == spearman_rho(x, y)
+    assert kendall_tau(frame["AP"], frame["nDCG"]) == kendall_tau(x, y)
+    np.testing.assert_array_equal(kendall_tau(frame.T, frame.T), [1.0, 1.0])
+    # but they cannot be matched against a reordered copy
+    with pytest.raises(ValueError, match="duplicate label"):
+        kendall_tau(frame["AP"], frame["nDCG"].iloc[::-1])

@@ -173,6 +173,9 @@ def test_ranked_run_views_check_k(method, k, error, message):
     r = rank_run(QRELS, RUN)
     with pytest.raises(error, match=message):
         getattr(r, method)(k=k)
+    averaged = rank_run(QRELS, RUN, ties="average")
+    with pytest.raises(error, match=message):
+        averaged.tie_groups_padded(k=k)
 
 
 def test_float_scores_beyond_float32_become_infinite_quietly():

@@ -597,8 +597,14 @@ def test_gap_refuses_an_unretrieved_judged_grade_off_the_scale():
     run = {"q": {"a": 1.0, "b": 0.5}}
     with pytest.raises(ValueError, match=r"GAP: query 'q' has a judged grade of 5, above"):
         evaluate({"q": {"a": 1, "z": 5}}, run, ["GAP"])
-    with pytest.raises(ValueError, match=r"GAP: query 'q' has a judged grade of 2.5, not a whole"):
+    with pytest.raises(ValueError, match=r"2.5, not a whole number .*grades='trec_eval'"):
         evaluate({"q": {"a": 1, "z": 2.5}}, run, ["GAP"])
+    # trec_eval's truncation makes 2.5 a 2; a negative grade is unjudged, not off the scale
+    truncated = evaluate({"q": {"a": 1, "z": 2.5}}, run, ["GAP"], grades="trec_eval")
+    as_two = evaluate({"q": {"a": 1, "z": 2}}, run, ["GAP"])
+    assert truncated["GAP"].iloc[0] == as_two["GAP"].iloc[0]
+    negative = evaluate({"q": {"a": 1, "z": -3}}, run, ["GAP"])["GAP"].iloc[0]
+    assert negative == evaluate({"q": {"a": 1}}, run, ["GAP"])["GAP"].iloc[0]
     # on the right scale it counts: "a" (grade 1) is found, "z" (grade 5) is not
     got = evaluate({"q": {"a": 1, "z": 5}}, run, ["GAP(max_grade=5)"])["GAP(max_grade=5)"]
     # GAP = sum over relevant items at rank r of (prefix sum of g-bar) / r, divided by
