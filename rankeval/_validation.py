@@ -88,6 +88,17 @@ def _numeric(arr: np.ndarray, name: str) -> np.ndarray:
     return arr
 
 
+def pandas_kind(v):
+    """``"series"`` or ``"frame"`` for a pandas Series or DataFrame, else None (pandas
+    is never imported for this check; a pyarrow array, whose ``index`` is a method,
+    is not one)."""
+    if type(v).__module__.split(".")[0] != "pandas":
+        return None
+    if hasattr(v, "columns"):
+        return "frame"
+    return "series" if hasattr(v, "index") else None
+
+
 def _frame_values(x):
     """The values of a pandas (or polars) DataFrame or Series, else ``x`` itself.
 

@@ -557,8 +557,9 @@ def _plain_table(results, args, note) -> str:
 
 
 def _md(text: str) -> str:
-    """``text`` for a markdown table cell: a ``|`` would end the cell."""
-    return str(text).replace("|", "\\|")
+    from .compare import _markdown  # one markdown escape for the CLI's tables and report's
+
+    return _markdown(text)
 
 
 def _tex(text: str) -> str:

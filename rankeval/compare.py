@@ -32,7 +32,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._validation import check_probability
+from ._validation import check_probability, pandas_kind
 
 __all__ = [
     "PairedTest",
@@ -65,10 +65,8 @@ class PairedTest(NamedTuple):
 
 def _index_of(x):
     """The index (query ids) of a pandas Series or DataFrame; None for arrays, lists
-    and Arrow arrays (whose ``index`` is a method)."""
-    if type(x).__module__.startswith("pandas") and hasattr(x, "index"):
-        return x.index
-    return None
+    and Arrow arrays."""
+    return x.index if pandas_kind(x) else None
 
 
 def _values(x, name):

@@ -33,6 +33,7 @@ from ._validation import (
     check_k,
     check_probability,
     finish,
+    pandas_kind,
 )
 from .compare import _match_labels
 
@@ -40,15 +41,6 @@ __all__ = ["spearman_rho", "kendall_tau", "kendall_tau_distance", "inversions"]
 
 
 # --- input checks for a pair of rankings ----------------------------------------------
-
-
-def _pandas_kind(v):
-    """"series" or "frame" for a pandas Series or DataFrame, else None (pandas not imported)."""
-    if type(v).__module__.split(".")[0] != "pandas":
-        return None
-    if hasattr(v, "columns"):
-        return "frame"
-    return "series" if hasattr(v, "index") else None
 
 
 def _as_rows(v, name):
@@ -61,7 +53,7 @@ def _as_rows(v, name):
     values are rows); else None.
     """
     rows, single, items = _unlabelled_rows(v, name)
-    kind = _pandas_kind(v)
+    kind = pandas_kind(v)
     row_labels = None
     if kind == "frame":
         items = [v.columns] * len(rows)
@@ -108,7 +100,7 @@ def _unlabelled_rows(v, name):
     for i, row in enumerate(items):
         if isinstance(row, (str, bytes, set, frozenset, dict)):
             raise TypeError(f"{name}[{i}] must be a sequence of numbers, got {type(row).__name__}")
-        labels.append(row.index if _pandas_kind(row) == "series" else None)
+        labels.append(row.index if pandas_kind(row) == "series" else None)
         row = np.asarray(_frame_values(row))
         if row.ndim != 1:
             raise ValueError(f"{name}[{i}] must be a 1-D ranking, got {row.ndim}-D")

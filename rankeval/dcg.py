@@ -164,16 +164,22 @@ def _weighted_sum(gains, discounts, k):
     weights = discounts[: top.shape[1]]
     with np.errstate(over="ignore"):
         sums = (top / weights).sum(axis=1)
-    if not np.isfinite(sums).all():
-        q = int(np.flatnonzero(~np.isfinite(sums))[0])
-        where = f" of query {q}" if len(sums) > 1 else ""
-        raise ValueError(
-            f"DCG{where} overflows float64 (it exceeds {np.finfo(np.float64).max:.3g}): the gains "
-            f"(largest {top.max():g}) divided by the discounts (smallest {weights.min():g}) "
-            "sum to infinity; rescale the grades, or choose a discount that does not come "
-            "near 0"
-        )
-    return sums
+    return _finite(sums, top, weights, name_rows=True)
+
+
+def _finite(sums, gains, discounts, name_rows=False):
+    """``sums``, or a ValueError if one overflowed float64 (finite gains divided by
+    finite discounts can still add up to infinity)."""
+    if np.isfinite(sums).all():
+        return sums
+    q = int(np.flatnonzero(~np.isfinite(sums))[0])
+    where = f" of query {q}" if name_rows and len(sums) > 1 else ""
+    raise ValueError(
+        f"DCG{where} overflows float64 (it exceeds {np.finfo(np.float64).max:.3g}): the gains "
+        f"(largest {gains.max():g}) divided by the discounts (smallest {discounts.min():g}) "
+        "sum to infinity; rescale the grades, or choose a discount that does not come "
+        "near 0"
+    )
 
 
 # --- public metrics -----------------------------------------------------------------
@@ -457,11 +463,7 @@ def _dcg_kernel(gains):
     """Kernel of DCG on a validated batch: ``gains`` (n, k) of the top k, any sign;
     the discount is log2(i + 1), trec_eval's and scikit-learn's. A ValueError if a
     sum overflows float64 (as :func:`dcg` raises)."""
+    discounts = np.log2(np.arange(2, gains.shape[1] + 2))
     with np.errstate(over="ignore", invalid="ignore"):
-        sums = gains @ (1.0 / np.log2(np.arange(2, gains.shape[1] + 2)))
-    if not np.isfinite(sums).all():
-        raise ValueError(
-            f"DCG overflows float64 (it exceeds {np.finfo(np.float64).max:.3g}): the grades "
-            f"(largest gain {gains.max():g}) are too large for float64 sums, rescale them"
-        )
-    return sums
+        sums = gains @ (1.0 / discounts)
+    return _finite(sums, gains, discounts)
