@@ -250,8 +250,21 @@ def setup() -> None:
     STAMP.write_text(wanted + "\n")
 
 
+def allow_bytecode_cache() -> None:
+    """Let the steps' Python processes keep compiled bytecode of the checkout's modules.
+
+    Some environments (this project's CI image among them) set PYTHONDONTWRITEBYTECODE,
+    and then each of the steps' some 60 Python processes (test workers, kernels, builds)
+    compiles rankeval, the tests and _ext again, and pytest rewrites the asserts of every
+    test file again: about 3 CPU-s per test process. The installed packages are compiled
+    by pip either way. The __pycache__ folders this writes are ignored by git.
+    """
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
+
 def build() -> None:
     setup()
+    allow_bytecode_cache()
     shutil.rmtree(BUILD, ignore_errors=True)
     run("book: execute every chapter and build the website", BIN / "jupyter-book", *BOOK_BUILD,
         *book_config(execute=True))
@@ -261,6 +274,7 @@ def build() -> None:
 
 def check() -> None:
     setup()
+    allow_bytecode_cache()
     shutil.rmtree(BUILD, ignore_errors=True)
     run("lint: ruff", PY, "-m", "ruff", "check", ".")
     # nbval executes every chapter and proves each stored output equals the fresh one, so

@@ -232,6 +232,12 @@ def spark():
         # a short-lived JVM: the quick JIT tier only and one GC thread start faster and
         # take less CPU from the steps that run beside these tests
         .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
+        # tiny tables in a short-lived JVM: compiling generated Java code (Janino) for each
+        # query plan costs more than interpreting it; the plans and results are the same
+        .config("spark.sql.codegen.wholeStage", "false")
+        .config("spark.sql.codegen.factoryMode", "NO_CODEGEN")
+        # the tests' pandas frames go to and from Spark through Arrow, as the adapter's do
+        .config("spark.sql.execution.arrow.pyspark.enabled", "true")
         .getOrCreate()
     )
     session.sparkContext.setLogLevel("ERROR")
