@@ -18,7 +18,9 @@ the unit tests need nothing, the strict build needs nbval's report, the website'
 need the strict build with the PDF attached) and prints each step's wall time and CPU
 time. nbval and the unit tests each run in two worker processes (pytest-xdist, each test
 file whole in one worker, so one Spark JVM and one Dask cluster); the unit tests, on no
-other step's path, at a lower CPU priority.
+other step's path, at a lower CPU priority. Both commands let Python write bytecode
+(__pycache__, ignored by git) even where PYTHONDONTWRITEBYTECODE is set, so that the
+steps' many Python processes compile the checkout's modules once.
 
 `check` executes every chapter once: nbval executes it and proves that every stored
 output equals the fresh one, so the builds that follow render the stored outputs
