@@ -740,6 +740,13 @@ def compare(
         ``table.attrs`` records the test, correction, alpha, confidence and
         baseline, which :func:`report` prints.
 
+        With the t-test, a row whose per-query differences are all equal and
+        non-zero (zero variance, up to rounding; :func:`paired_test` refuses
+        it) is not tested: its ``statistic``, ``p_value`` and ``p_adjusted``
+        are NaN, ``significant`` is False, the correction leaves it out, and
+        :func:`report` names it under the table. The other rows are unaffected;
+        the permutation and Wilcoxon tests are defined for such a row.
+
     Raises
     ------
     ValueError
@@ -831,7 +838,10 @@ def compare(
             where = f"{s} vs {o}, {measure}"
             try:
                 x, y = _paired(columns[s][measure], columns[o][measure], names=(s, o))
-                t = paired_test(x, y, test=test, n_resamples=n_resamples, seed=rng)
+                if test == "t" and x.size >= 2 and np.any(x != y) and _constant(x - y):
+                    t = PairedTest(test, math.nan, math.nan)  # no t-test: see Returns
+                else:
+                    t = paired_test(x, y, test=test, n_resamples=n_resamples, seed=rng)
                 low, high = bootstrap_ci(
                     x, y, confidence=confidence, n_resamples=n_resamples, seed=rng
                 )
@@ -856,8 +866,13 @@ def compare(
     import pandas as pd
 
     table = pd.DataFrame(rows)
-    table["p_adjusted"] = adjust_pvalues(table["p_value"].to_numpy(), correction)
-    table["significant"] = table["p_adjusted"] <= alpha
+    p = table["p_value"].to_numpy(dtype=np.float64)
+    tested = ~np.isnan(p)  # NaN: a t-test on zero variance, not asked (see Returns)
+    adjusted = np.full(p.shape, np.nan)
+    if tested.any():
+        adjusted[tested] = adjust_pvalues(p[tested], correction)
+    table["p_adjusted"] = adjusted
+    table["significant"] = tested & (adjusted <= alpha)
     table.attrs.update(
         test=test,
         correction=correction,
@@ -995,13 +1010,25 @@ def report(table, format="markdown", *, digits=4, lower_is_better=()):
         return text + (f"$^{{{sup}}}$" if sup else "")
 
     attrs = table.attrs
-    n = len(table)
+    untested = (
+        table[table["p_value"].isna()] if "p_value" in table.columns else table.iloc[:0]
+    )
+    n = len(table) - len(untested)
     legend = (
         "Bold: best mean of each measure. Superscript: significantly better than the "
         f"system with that letter ({_TEST_NAMES.get(attrs.get('test'), 'paired test')}, "
         f"{_CORRECTION_NAMES.get(attrs.get('correction'), 'the table')} correction over "
         f"{n} comparison{'s' if n != 1 else ''}, alpha = {attrs.get('alpha', 0.05):g})."
     )
+    if len(untested):
+        pairs = "; ".join(
+            f"{r.system} vs {r.other} on {r.measure} (every query differs by {r.difference:g})"
+            for r in untested.itertuples()
+        )
+        legend += (
+            f" Not tested, zero variance (the t statistic would be infinite): {pairs};"
+            " the permutation or Wilcoxon test is defined there."
+        )
     if format == "markdown":
         lines = [
             "| system | " + " | ".join(map(_markdown, measures)) + " |",

@@ -215,18 +215,7 @@ def graded_average_precision(
     c, G = _scale(batch, max_grade, grade_probabilities)
 
     top = batch.grades[:, :k]
-    ranks = np.arange(1, top.shape[1] + 1)
-    # Numerator sum_j g_j S_j, S_j the numerator of binary AP at threshold j. S_j is the
-    # same for every j between two consecutive grades that occur in the top k, so one
-    # pass per distinct grade suffices: memory O(list length), whatever the scale c.
-    numerator = np.zeros(batch.n_queries)
-    previous = 0
-    for level in np.unique(top[top > 0]):
-        relevant = top >= level
-        precision = np.cumsum(relevant, axis=1, dtype=np.float64) / ranks
-        weight = float(G(level) - G(previous))  # sum of g_j for previous < j <= level
-        numerator += weight * np.where(relevant, precision, 0.0).sum(axis=1)
-        previous = level
+    numerator = _numerator(top, G)
 
     if grade_counts is None:  # the convention before "in_list" existed
         grade_counts = "in_top_k"
@@ -240,5 +229,41 @@ def graded_average_precision(
         denominator = G(counted).sum(axis=1)  # sum of G(grade) = sum_j g_j R_{>=j}
     else:
         denominator = _denominator_from_counts(grade_counts, c, G, batch)
-    values = np.where(denominator > 0, numerator / np.where(denominator > 0, denominator, 1), 0.0)
-    return finish(values, batch)
+    return finish(_ratio(numerator, denominator), batch)
+
+
+def _numerator(top, G):
+    """:math:`\\sum_j g_j S_j` per query of the ``(n_queries, k)`` grades ``top``."""
+    ranks = np.arange(1, top.shape[1] + 1)
+    # S_j, the numerator of binary AP at threshold j, is the same for every j between two
+    # consecutive grades that occur in the top k, so one pass per distinct grade
+    # suffices: memory O(list length), whatever the scale c.
+    numerator = np.zeros(top.shape[0])
+    previous = 0
+    for level in np.unique(top[top > 0]):
+        relevant = top >= level
+        precision = np.cumsum(relevant, axis=1, dtype=np.float64) / ranks
+        weight = float(G(level) - G(previous))  # sum of g_j for previous < j <= level
+        numerator += weight * np.where(relevant, precision, 0.0).sum(axis=1)
+        previous = level
+    return numerator
+
+
+def _ratio(numerator, denominator):
+    return np.where(denominator > 0, numerator / np.where(denominator > 0, denominator, 1), 0.0)
+
+
+def _gap_with_judged_grades(relevance, k, max_grade, judged, query):
+    """GAP of a batch under the uniform grade scale 0..``max_grade``, its denominator
+    :math:`\\sum_i R_i G(i)` summed over ``judged``: flat grades, one per document that
+    counts (the judged pool, or the ranked documents), of query ``query[i]``; grades
+    above ``max_grade`` or fractional are the caller's to refuse. Used by
+    :func:`rankeval.evaluate`: nothing of size ``max_grade`` is allocated, unlike the
+    ``grade_counts`` matrix."""
+    batch = as_batch(relevance)
+    k = check_k(k)
+    _, G = _scale(batch, max_grade, None)
+    relevant = judged >= 1
+    denominator = np.bincount(query[relevant], weights=G(judged[relevant]),
+                              minlength=batch.n_queries)
+    return finish(_ratio(_numerator(batch.grades[:, :k], G), denominator), batch)

@@ -114,6 +114,13 @@ def _check_gains(value, text):
         raise ValueError(f"measure {text!r}: gains must be finite numbers")
     if len({g for g, _ in pairs}) != len(pairs):
         raise ValueError(f"measure {text!r}: gains lists a grade twice")
+    negative = sorted(_num(g) for g, _ in pairs if g < 0)
+    if negative:
+        raise ValueError(
+            f"measure {text!r}: gains gives a gain to the negative grade(s) {negative}, "
+            "but a negative grade is judged non-relevant and always has gain 0 (as an "
+            "unjudged document has); map grades >= 0 only"
+        )
     # a grade's default gain is the grade itself (0 for grades <= 0): leave those out
     return tuple(sorted((_num(g), _num(v)) for g, v in pairs if v != max(g, 0.0)))
 
@@ -326,7 +333,7 @@ def _score_ar(ranked, k, rel):
 
 
 def _score_gap(ranked, k, max_grade=4):
-    from .graded_average_precision import graded_average_precision
+    from .graded_average_precision import _gap_with_judged_grades
 
     c = int(max_grade)
     if c != max_grade:
@@ -334,10 +341,13 @@ def _score_gap(ranked, k, max_grade=4):
 
     def f(r):
         top = _check_scale(r, None, c, "GAP")
-        # the judged grades of unretrieved documents count too: grade_counts refuses
-        # a grade above c or a fractional one, as the ranked grades are refused
-        counts = r.grade_counts(c, what="GAP") if r.ideal == "judged" else None
-        return graded_average_precision(top, k, max_grade=c, grade_counts=counts)
+        # the denominator counts the documents that define relevant counts, as AP's
+        # does: every judged one (ideal="judged": unretrieved ones too; a grade above c
+        # or a fractional one is refused, as the ranked grades are), or every ranked
+        # one, not only the top k (ideal="retrieved"); summed per document, not as
+        # grade_counts' (queries, c) matrix, so a large c costs nothing
+        pool, query = r._checked_pool(c, "GAP")
+        return _gap_with_judged_grades(top, k, c, pool, query)
 
     return _nonempty(ranked, f, 0.0)
 
@@ -487,7 +497,8 @@ _GAINS = Param(
     "gains",
     (),
     "map grade -> gain, e.g. {0:0,1:1,2:3,3:7}; "
-    "unlisted grades keep gain = grade (trec_eval's ndcg.0=0,1=1,...)",
+    "unlisted grades keep gain = grade (trec_eval's ndcg.0=0,1=1,...); grades >= 0 only "
+    "(a negative grade is judged non-relevant, gain 0)",
 )
 _ROUNDING = Param(
     "rounding",

@@ -333,6 +333,15 @@ class RankedRun:
         grade is above ``max_grade`` or not a whole number: such a document
         would otherwise be left out of the counts without a word.
         """
+        grades, qcode = self._checked_pool(max_grade, what)
+        ok = grades >= 1
+        counts = np.zeros((len(self), max_grade))
+        np.add.at(counts, (qcode[ok], grades[ok].astype(np.int64) - 1), 1)
+        return counts
+
+    def _checked_pool(self, max_grade, what: str):
+        """``_pool()``, after refusing (as ``grade_counts`` documents) a judged grade
+        above ``max_grade`` or not a whole number."""
         grades, qcode = self._pool()
         bad = (grades != np.round(grades)) | (grades > max_grade)
         if bad.any():
@@ -346,10 +355,7 @@ class RankedRun:
             else:
                 why = f"above max_grade={max_grade} (give the top of your grade scale as max_grade)"
             raise ValueError(f"{what}: query {q!r} has a judged grade of {g:g}, {why}")
-        ok = grades >= 1
-        counts = np.zeros((len(self), max_grade))
-        np.add.at(counts, (qcode[ok], grades[ok].astype(np.int64) - 1), 1)
-        return counts
+        return grades, qcode
 
 
 def _only(columns, names):

@@ -413,6 +413,22 @@ def test_table_of_one_run_or_of_runs_on_different_queries(files, tmp_path):
     assert "\\textbf{0.4167}" in latex and "0.1667" in latex  # (0.75 + 0.5 + 0) / 3, 0.5 / 3
 
 
+def test_table_of_runs_with_a_zero_variance_measure(tmp_path):
+    # run b puts a relevant document first on every query, run a never: P@1 differs by
+    # exactly 1 everywhere, which has no t-test; the table is still printed, AP tested
+    qrels = tmp_path / "qrels"
+    qrels.write_text("q1 0 a 1\nq1 0 b 1\nq2 0 c 1\nq2 0 d 1\nq3 0 e 1\n")
+    run_a, run_b = tmp_path / "a.run", tmp_path / "b.run"
+    run_a.write_text("q1 Q0 x 1 3 A\nq1 Q0 a 2 2 A\nq2 Q0 y 1 3 A\nq2 Q0 c 2 2 A\n"
+                     "q3 Q0 z 1 2 A\nq3 Q0 w 2 1 A\nq3 Q0 e 3 0 A\n")
+    run_b.write_text("q1 Q0 a 1 3 B\nq1 Q0 x 2 2 B\nq2 Q0 c 1 3 B\nq2 Q0 y 2 2 B\n"
+                     "q3 Q0 e 1 2 B\nq3 Q0 z 2 1 B\n")
+    out = ok(qrels, run_a, run_b, "-m", "P@1", "AP", "--format", "markdown")
+    assert "| (a) A | 0.0000 |" in out and "| (b) B | **1.0000** |" in out
+    assert "correction over 1 comparison," in out
+    assert "Not tested, zero variance" in out and "A vs B on P@1" in out
+
+
 def test_markdown_escapes_bars_in_names(files, tmp_path):
     # a '|' in a run tag or file name would end a markdown cell: written as '\|'
     def rows(markdown):

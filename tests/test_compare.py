@@ -614,3 +614,35 @@ def test_arrow_arrays_pair_by_position():
     assert got.statistic == want.statistic and got.pvalue == want.pvalue
     table = compare({"x": pa.array(a), "y": np.array(b), "z": pd.Series(b)})
     assert len(table) == 3
+
+
+# --- a zero-variance row in a table -------------------------------------------------------
+
+
+def test_compare_leaves_a_zero_variance_row_untested_and_tests_the_others():
+    # P@1: system b wins every query by exactly 1 (the t statistic would be infinite);
+    # AP differs by varying amounts. The table keeps both rows; only AP is tested.
+    a = pd.DataFrame({"P@1": [0.0, 0.0, 0.0, 0.0], "AP": [0.2, 0.4, 0.1, 0.3]})
+    b = pd.DataFrame({"P@1": [1.0, 1.0, 1.0, 1.0], "AP": [0.5, 0.6, 0.5, 0.9]})
+    c = pd.DataFrame({"P@1": [1.0, 0.0, 1.0, 0.0], "AP": [0.3, 0.3, 0.2, 0.6]})
+    table = compare({"a": a, "b": b, "c": c}, correction="holm")
+    row = table[(table["measure"] == "P@1") & (table["system"] == "a") & (table["other"] == "b")]
+    assert len(row) == 1
+    assert np.isnan(row["statistic"].iloc[0]) and np.isnan(row["p_value"].iloc[0])
+    assert np.isnan(row["p_adjusted"].iloc[0]) and not row["significant"].iloc[0]
+    assert row["difference"].iloc[0] == -1.0  # its mean and interval are still given
+    assert row["ci_low"].iloc[0] == row["ci_high"].iloc[0] == pytest.approx(-1.0)
+    # the other five rows are tested, and corrected as one family of five
+    tested = table[table["p_value"].notna()]
+    assert len(tested) == 5
+    np.testing.assert_allclose(tested["p_adjusted"], adjust_pvalues(tested["p_value"], "holm"))
+    for _, r in tested.iterrows():
+        x, y = {"a": a, "b": b, "c": c}[r["system"]], {"a": a, "b": b, "c": c}[r["other"]]
+        want = stats.ttest_rel(x[r["measure"]], y[r["measure"]]).pvalue
+        assert r["p_value"] == pytest.approx(want)
+    # report names the untested row and counts only the tested ones
+    text = report(table)
+    assert "correction over 5 comparisons" in text
+    assert "Not tested, zero variance" in text and "a vs b on P@1" in text
+    # the permutation test is defined there, and compare then tests every row
+    assert compare({"a": a, "b": b, "c": c}, test="permutation")["p_value"].notna().all()

@@ -157,7 +157,7 @@ def test_canonical_spelling_round_trips(name, cutoff, rel):
         ("set_P", "SetP"), ("set_recall", "SetR"), ("set_F", "SetF"), ("SetF(beta=0.5)", "SetF(beta=0.5)"),
         ("infAP", "infAP"), ("rbp", "trec_rbp"), ("rbp_resid", "trec_rbp_resid"),
         ("nDCG(gains={0:0,1:1,2:3,3:7})@10", "nDCG(gains={2:3,3:7})@10"),
-        ("nDCG(gains={0:0.5,-1:2})", "nDCG(gains={-1:2,0:0.5})"),
+        ("nDCG(gains={3:2,0:0.5})", "nDCG(gains={0:0.5,3:2})"),
         ("nDCG(gains={1:1})", "nDCG"),  # gain = grade is the default map
         ("P@1000000", "P@1000000"),
     ],
@@ -226,6 +226,9 @@ def test_declarations_drive_flags_names_and_help():
         ("ERR(max_grade=0)@5", r"max_grade=0 must be a number > 0"),
         ("nDCG(gains={0:0,0:1})", r"lists a grade twice"),
         ("nDCG(gains={2:5},gain='exponential')", r"either gain= or gains="),
+        # a negative grade is judged non-relevant, gain 0: a gain for it would be ignored
+        # in the ideal list and counted in the ranking (nDCG above 1)
+        ("nDCG(gains={-1:5})", r"negative grade\(s\) \[-1\].*always has gain 0"),
         ("SetF(beta=-1)", r"beta=-1 must be a number >= 0"),
         ("P(rel=1,rel=2)@5", r"given twice"),
     ],

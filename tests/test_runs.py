@@ -613,6 +613,33 @@ def test_gap_refuses_an_unretrieved_judged_grade_off_the_scale():
     assert got.iloc[0] == pytest.approx((1 / 5) / (1 / 5 + 5 / 5))
 
 
+def test_gap_allocates_nothing_of_the_size_of_its_scale():
+    # GAP's uniform scale cancels (G(i) = i/c above and below), so any top grade at or
+    # above the data's gives the same values; a (queries x max_grade) matrix of judged
+    # counts for max_grade=10**15 could not be allocated
+    qrels = {"q1": {"a": 3, "b": 0, "c": 2}, "q2": {"x": 1, "y": 2}}
+    run = {"q1": {"a": 1.0, "b": 0.5}, "q2": {"y": 1.0, "x": 0.5, "w": 0.7}}
+    small = evaluate(qrels, run, ["GAP(max_grade=3)", "GAP(max_grade=3)@1"])
+    huge = evaluate(qrels, run, ["GAP(max_grade=1000000000000000)",
+                                 "GAP(max_grade=1000000000000000)@1"])
+    np.testing.assert_allclose(huge.to_numpy(), small.to_numpy(), rtol=1e-12)
+    # q1: a (3) at rank 1; judged relevant a (3) and c (2): (3/3) / (3/3 + 2/3)
+    assert small.loc["q1", "GAP(max_grade=3)"] == pytest.approx(1 / (1 + 2 / 3))
+
+
+def test_gap_with_ideal_retrieved_counts_every_ranked_document():
+    # ideal="retrieved": relevant counts come from the whole ranking, not only the top k,
+    # for GAP as for AP; on binary grades GAP@k is AP@k
+    qrels = {"q": {"a": 1, "b": 1, "z": 1}}
+    run = {"q": {"c": 3.0, "a": 2.0, "b": 1.0}}
+    df = evaluate(qrels, run, ["AP@2", "GAP(max_grade=1)@2", "AP", "GAP(max_grade=1)"],
+                  ideal="retrieved")
+    # a at rank 2 of the two relevant ranked documents (z is not ranked): (1/2) / 2
+    assert df.loc["q", "AP@2"] == pytest.approx(0.25)
+    assert df.loc["q", "GAP(max_grade=1)@2"] == pytest.approx(0.25)
+    assert df.loc["q", "GAP(max_grade=1)"] == pytest.approx(df.loc["q", "AP"])
+
+
 def test_ndcg_without_cutoff_blocks_by_the_judged_pool():
     # one query with 200,000 judged documents and 20,000 short rankings: padding every
     # query's ideal list to 200,000 would need 20,000 x 200,000 cells (32 GB)
