@@ -33,7 +33,9 @@ work unchanged::
   query, measure, value, as ir_measures prints), ``markdown`` and ``latex``
   (a table of means, one row per run; with several runs on the same queries,
   :func:`rankeval.report` of :func:`rankeval.compare`: best mean in bold,
-  significant wins marked after a Holm correction over the whole table).
+  significant wins marked after a Holm correction over the whole table; a
+  measure on which two runs differ by the same amount on every query has no
+  t-test, and the line under the table names it).
 
 Errors in the input (unknown measure, malformed line, duplicate document,
 unreadable file) print one line ``rankeval: error: ...`` on stderr and exit

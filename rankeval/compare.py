@@ -926,7 +926,9 @@ def report(table, format="markdown", *, digits=4, lower_is_better=()):
     -------
     str
         The table, followed by a line saying what the marks mean: the test,
-        the correction, the level, and the number of comparisons it covered.
+        the correction, the level, and the number of comparisons it covered;
+        then the comparisons left untested (zero variance, see
+        :func:`compare`), if any.
 
     Notes
     -----
@@ -1021,8 +1023,10 @@ def report(table, format="markdown", *, digits=4, lower_is_better=()):
         f"{n} comparison{'s' if n != 1 else ''}, alpha = {attrs.get('alpha', 0.05):g})."
     )
     if len(untested):
+        escape = _markdown if format == "markdown" else str  # LaTeX: in a % comment
         pairs = "; ".join(
-            f"{r.system} vs {r.other} on {r.measure} (every query differs by {r.difference:g})"
+            f"{escape(r.system)} vs {escape(r.other)} on {escape(r.measure)} (every query "
+            f"differs by {r.difference:g})"
             for r in untested.itertuples()
         )
         legend += (

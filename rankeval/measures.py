@@ -114,12 +114,12 @@ def _check_gains(value, text):
         raise ValueError(f"measure {text!r}: gains must be finite numbers")
     if len({g for g, _ in pairs}) != len(pairs):
         raise ValueError(f"measure {text!r}: gains lists a grade twice")
-    negative = sorted(_num(g) for g, _ in pairs if g < 0)
+    negative = sorted(_num(g) for g, v in pairs if g < 0 and v != 0)
     if negative:
         raise ValueError(
-            f"measure {text!r}: gains gives a gain to the negative grade(s) {negative}, "
-            "but a negative grade is judged non-relevant and always has gain 0 (as an "
-            "unjudged document has); map grades >= 0 only"
+            f"measure {text!r}: gains gives a non-zero gain to the negative grade(s) "
+            f"{negative}, but a negative grade is judged non-relevant and always has gain "
+            "0 (as an unjudged document has); give negative grades gain 0 or leave them out"
         )
     # a grade's default gain is the grade itself (0 for grades <= 0): leave those out
     return tuple(sorted((_num(g), _num(v)) for g, v in pairs if v != max(g, 0.0)))
@@ -497,8 +497,8 @@ _GAINS = Param(
     "gains",
     (),
     "map grade -> gain, e.g. {0:0,1:1,2:3,3:7}; "
-    "unlisted grades keep gain = grade (trec_eval's ndcg.0=0,1=1,...); grades >= 0 only "
-    "(a negative grade is judged non-relevant, gain 0)",
+    "unlisted grades keep gain = grade (trec_eval's ndcg.0=0,1=1,...); a negative grade "
+    "is judged non-relevant, gain 0 (a non-zero gain for it is refused)",
 )
 _ROUNDING = Param(
     "rounding",

@@ -159,6 +159,7 @@ def test_canonical_spelling_round_trips(name, cutoff, rel):
         ("nDCG(gains={0:0,1:1,2:3,3:7})@10", "nDCG(gains={2:3,3:7})@10"),
         ("nDCG(gains={3:2,0:0.5})", "nDCG(gains={0:0.5,3:2})"),
         ("nDCG(gains={1:1})", "nDCG"),  # gain = grade is the default map
+        ("nDCG(gains={-1:0,2:3})", "nDCG(gains={2:3})"),  # a negative grade's gain is 0
         ("P@1000000", "P@1000000"),
     ],
 )  # fmt: skip
@@ -228,7 +229,8 @@ def test_declarations_drive_flags_names_and_help():
         ("nDCG(gains={2:5},gain='exponential')", r"either gain= or gains="),
         # a negative grade is judged non-relevant, gain 0: a gain for it would be ignored
         # in the ideal list and counted in the ranking (nDCG above 1)
-        ("nDCG(gains={-1:5})", r"negative grade\(s\) \[-1\].*always has gain 0"),
+        ("nDCG(gains={-1:5})", r"non-zero gain to the negative grade\(s\) \[-1\].*gain 0"),
+        ("nDCG(gains={-2:0,-1:0.5})", r"negative grade\(s\) \[-1\]"),
         ("SetF(beta=-1)", r"beta=-1 must be a number >= 0"),
         ("P(rel=1,rel=2)@5", r"given twice"),
     ],
