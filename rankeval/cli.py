@@ -31,8 +31,8 @@ work unchanged::
 - Several runs give one block each (starting with a ``runid`` line); other
   formats: ``--format tsv``, ``jsonl`` (one JSON object per line with run,
   query, measure, value, as ir_measures prints), ``markdown`` and ``latex``
-  (a table of means, one row per run; with several runs on the same queries,
-  :func:`rankeval.report` of :func:`rankeval.compare`: best mean in bold,
+  (a table of means, one row per run; with several runs on the same two or
+  more queries, :func:`rankeval.report` of :func:`rankeval.compare`: best mean in bold,
   significant wins marked after a Holm correction over the whole table; a
   measure on which two runs differ by the same amount on every query has no
   t-test, and the line under the table names it).
@@ -508,7 +508,7 @@ def _jsonl_lines(results, args):
 def _table_text(results, args) -> str:
     """The markdown or LaTeX table of means, one row per run.
 
-    With several runs scored on the same queries, :func:`rankeval.compare`
+    With several runs scored on the same two or more queries, :func:`rankeval.compare`
     tests every pair on every averaged measure (paired t-test, Holm correction
     over the whole table) and :func:`rankeval.report` marks the best mean and
     the significant wins. Otherwise a plain table of the summary values.
@@ -518,7 +518,8 @@ def _table_text(results, args) -> str:
     first = results[0]
     averaged = [j for j, m in enumerate(first.measures) if m.aggregate == "mean"]
     same_queries = all(r.table.index.equals(first.table.index) for r in results)
-    if len(results) > 1 and same_queries and averaged:
+    enough = len(first.table.index) >= 2  # a paired test (and a bootstrap) needs two queries
+    if len(results) > 1 and same_queries and enough and averaged:
         systems = {}
         for r in results:
             frame = r.table.iloc[:, averaged].copy()
@@ -530,11 +531,13 @@ def _table_text(results, args) -> str:
         digits = min(args.digits, 15)  # report's limit
         return report(table, args.format, digits=digits, lower_is_better=lower) + "\n"
     note = ""
-    if len(results) > 1:
+    if len(results) > 1 and not same_queries:
         note = (
             "No significance marks: the runs were scored on different queries "
             "(-c scores every judged query in every run)."
         )
+    elif len(results) > 1 and not enough:
+        note = "No significance marks: a paired test needs at least two queries."
     return _plain_table(results, args, note)
 
 

@@ -429,6 +429,18 @@ def test_table_of_runs_with_a_zero_variance_measure(tmp_path):
     assert "Not tested, zero variance" in out and "A vs B on P@1" in out
 
 
+def test_table_of_runs_on_one_query(tmp_path):
+    # one query: no paired test and no bootstrap is defined, so the means without marks
+    qrels = tmp_path / "qrels"
+    qrels.write_text("q1 0 a 1\n")
+    run_a, run_b = tmp_path / "a.run", tmp_path / "b.run"
+    run_a.write_text("q1 Q0 x 1 3 A\nq1 Q0 a 2 2 A\n")
+    run_b.write_text("q1 Q0 a 1 3 B\n")
+    out = ok(qrels, run_a, run_b, "-m", "P@1", "--format", "markdown")
+    assert "| A | 1 | 0.0000 |" in out and "| B | 1 | 1.0000 |" in out
+    assert "a paired test needs at least two queries" in out
+
+
 def test_markdown_escapes_bars_in_names(files, tmp_path):
     # a '|' in a run tag or file name would end a markdown cell: written as '\|'
     def rows(markdown):
