@@ -55,6 +55,11 @@ MAX_RESAMPLES = 10_000_000
 _BATCH_CELLS = 2**22
 
 
+class _ZeroVariance(ValueError):
+    """:func:`paired_test`'s refusal of a t-test on zero variance; :func:`compare`
+    records such a row as untested instead of failing the table."""
+
+
 class PairedTest(NamedTuple):
     """Result of :func:`paired_test`."""
 
@@ -304,7 +309,7 @@ def paired_test(a, b, *, test="t", alternative="two-sided", n_resamples=10_000, 
             raise ValueError("the paired t-test needs at least 2 queries")
         d = x - y
         if _constant(d):  # zero variance, up to rounding
-            raise ValueError(
+            raise _ZeroVariance(
                 f"every per-query difference is {d[0]:g}: with zero variance the paired "
                 "t statistic is infinite and its p-value 0, which no sample of queries "
                 'can justify; use test="permutation" (exact for small samples) or '
@@ -838,10 +843,10 @@ def compare(
             where = f"{s} vs {o}, {measure}"
             try:
                 x, y = _paired(columns[s][measure], columns[o][measure], names=(s, o))
-                if test == "t" and x.size >= 2 and np.any(x != y) and _constant(x - y):
-                    t = PairedTest(test, math.nan, math.nan)  # no t-test: see Returns
-                else:
+                try:
                     t = paired_test(x, y, test=test, n_resamples=n_resamples, seed=rng)
+                except _ZeroVariance:
+                    t = PairedTest(test, math.nan, math.nan)  # no t-test: see Returns
                 low, high = bootstrap_ci(
                     x, y, confidence=confidence, n_resamples=n_resamples, seed=rng
                 )

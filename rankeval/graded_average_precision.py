@@ -253,17 +253,17 @@ def _ratio(numerator, denominator):
     return np.where(denominator > 0, numerator / np.where(denominator > 0, denominator, 1), 0.0)
 
 
-def _gap_with_judged_grades(relevance, k, max_grade, judged, query):
+def _gap_over_pool(relevance, k, max_grade, pool, query):
     """GAP of a batch under the uniform grade scale 0..``max_grade``, its denominator
-    :math:`\\sum_i R_i G(i)` summed over ``judged``: flat grades, one per document that
-    counts (the judged pool, or the ranked documents), of query ``query[i]``; grades
-    above ``max_grade`` or fractional are the caller's to refuse. Used by
-    :func:`rankeval.evaluate`: nothing of size ``max_grade`` is allocated, unlike the
-    ``grade_counts`` matrix."""
+    :math:`\\sum_i R_i G(i)` summed one document at a time over ``pool``: flat grades,
+    one per document that counts (the judged pool, or the ranked documents), of query
+    ``query[i]``; grades above ``max_grade`` or fractional are the caller's to refuse.
+    Used by :func:`rankeval.evaluate`: nothing of size ``max_grade`` is allocated,
+    unlike the ``grade_counts`` matrix."""
     batch = as_batch(relevance)
     k = check_k(k)
     _, G = _scale(batch, max_grade, None)
-    relevant = judged >= 1
-    denominator = np.bincount(query[relevant], weights=G(judged[relevant]),
+    relevant = pool >= 1
+    denominator = np.bincount(query[relevant], weights=G(pool[relevant]),
                               minlength=batch.n_queries)
     return finish(_ratio(_numerator(batch.grades[:, :k], G), denominator), batch)

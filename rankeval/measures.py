@@ -333,7 +333,7 @@ def _score_ar(ranked, k, rel):
 
 
 def _score_gap(ranked, k, max_grade=4):
-    from .graded_average_precision import _gap_with_judged_grades
+    from .graded_average_precision import _gap_over_pool
 
     c = int(max_grade)
     if c != max_grade:
@@ -347,7 +347,7 @@ def _score_gap(ranked, k, max_grade=4):
         # one, not only the top k (ideal="retrieved"); summed per document, not as
         # grade_counts' (queries, c) matrix, so a large c costs nothing
         pool, query = r._checked_pool(c, "GAP")
-        return _gap_with_judged_grades(top, k, c, pool, query)
+        return _gap_over_pool(top, k, c, pool, query)
 
     return _nonempty(ranked, f, 0.0)
 
