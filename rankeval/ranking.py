@@ -497,11 +497,9 @@ def _release() -> None:
     Arrow's pool (the ``peak MB`` column of ``benchmarks/bench_runs.py``).
 
     The C heap (NumPy's freed arrays) is left to the C library, which keeps
-    it for the next allocation, as it does for any program. Trimming it
-    (glibc's ``malloc_trim``) after each call lowered no peak and made the
-    next call fault every page back in: measured by hand, warm calls from
-    dicts at 10000x100 took about 5 % longer, for 10-100 MB less resident
-    memory between calls. It changes no value.
+    it for the next allocation, as it does for any program: trimming it
+    (glibc's ``malloc_trim``) after each call would make the next call fault
+    every page back in. It changes no value.
     """
     import pyarrow as pa
 
