@@ -256,10 +256,10 @@ def allow_bytecode_cache() -> None:
     """Let the steps' Python processes keep compiled bytecode of the checkout's modules.
 
     Some environments (this project's CI image among them) set PYTHONDONTWRITEBYTECODE,
-    and then each of the steps' some 60 Python processes (test workers, kernels, builds)
-    compiles rankeval, the tests and _ext again, and pytest rewrites the asserts of every
-    test file again: about 3 CPU-s per test process. The installed packages are compiled
-    by pip either way. The __pycache__ folders this writes are ignored by git.
+    and then each of the steps' Python processes (test workers, kernels, builds) compiles
+    rankeval, the tests and _ext again, and pytest rewrites the asserts of every test
+    file again in every test process. The installed packages are compiled by pip either
+    way. The __pycache__ folders this writes are ignored by git.
     """
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
