@@ -23,13 +23,15 @@ other step's path, at a lower CPU priority. Both commands let Python write bytec
 steps' many Python processes compile the checkout's modules once.
 
 `check` executes every chapter once: nbval executes it and proves that every stored
-output equals the fresh one, so the builds that follow render the stored outputs
-(a generated copy of _config.yml with `execute_notebooks: off`) instead of executing
-each chapter again; the execution page shows nbval's run times. `build` executes
-every chapter itself. With BOOK_REPOSITORY=owner/name (the Pages workflow sets it) both
-add the repository link and the Binder and Colab launch buttons; the buttons open the
-branch BOOK_LAUNCH_BRANCH when it is set (the workflow pushes the launch copies there),
-else BOOK_BRANCH.
+output equals the fresh one, so the builds that follow render the stored outputs (a
+generated copy of _config.yml with `execute_notebooks: off`) instead of executing each
+chapter again; the execution page shows nbval's run times. `build` executes every
+chapter itself. Both empty _build first, except _build/pdf: there latexmk keeps its
+record of the last PDF build, so the XeLaTeX passes run only as far as the book's LaTeX
+changed (none when nothing did). With BOOK_REPOSITORY=owner/name (the Pages workflow
+sets it) both add the repository link and the Binder and Colab launch buttons; the
+buttons open the branch BOOK_LAUNCH_BRANCH when it is set (the workflow pushes the
+launch copies there), else BOOK_BRANCH.
 
 `launch-copies` needs BOOK_REPOSITORY and writes the copies for the branch
 BOOK_LAUNCH_BRANCH (default `launch`); it needs no set-up, only git.
@@ -64,7 +66,8 @@ TEX_PACKAGES = (
     "texlive-latex-recommended texlive-latex-extra texlive-fonts-recommended tex-gyre "
     "latexmk texlive-xetex fonts-freefont-otf texlive-lang-greek cm-super"
 )
-# `check` builds the PDF beside the unit tests, in its own output folder (its own doctrees)
+# `check` builds the PDF beside the unit tests, in its own output folder (its own doctrees),
+# which outlives `build` and `check` (see clean_build)
 PDF_OUTPUT = "_build/pdf"
 PDF = ROOT / PDF_OUTPUT / "_build" / "latex" / "ranking-evaluation.pdf"
 # Tests of the built website (_build/html): never collected by the plain unit-test run.
@@ -264,10 +267,32 @@ def allow_bytecode_cache() -> None:
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 
+def clean_build() -> None:
+    """Empty _build, except the PDF edition's folder (PDF_OUTPUT).
+
+    latexmk keeps there its record of the last PDF build: a checksum of every file the
+    XeLaTeX passes read (the .tex Sphinx wrote afresh, its figures, the TeX packages)
+    and the cross-references the passes wrote. When none of those files changed, the
+    PDF is up to date and latexmk runs no pass; when the book changed, the passes start
+    from the last cross-references instead of none, and latexmk still repeats them
+    until they settle. The LaTeX sources themselves are always written afresh (`--all`).
+    """
+    if not BUILD.is_dir():
+        return
+    kept = BUILD / Path(PDF_OUTPUT).relative_to("_build")
+    for path in BUILD.iterdir():
+        if path == kept:
+            continue
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        else:
+            path.unlink()
+
+
 def build() -> None:
     setup()
     allow_bytecode_cache()
-    shutil.rmtree(BUILD, ignore_errors=True)
+    clean_build()
     run("book: execute every chapter and build the website", BIN / "jupyter-book", *BOOK_BUILD,
         *book_config(execute=True))
     index = ROOT / "_build" / "html" / "index.html"
@@ -277,7 +302,7 @@ def build() -> None:
 def check() -> None:
     setup()
     allow_bytecode_cache()
-    shutil.rmtree(BUILD, ignore_errors=True)
+    clean_build()
     run("lint: ruff", PY, "-m", "ruff", "check", ".")
     # nbval executes every chapter and proves each stored output equals the fresh one, so
     # every build below renders the stored outputs instead of executing them again.

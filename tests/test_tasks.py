@@ -1,4 +1,5 @@
-"""tasks.py's step graph: a failing step fails `check`, and what needs it does not run.
+"""tasks.py's step graph: a failing step fails `check`, and what needs it does not run;
+and what `check` and `build` keep of the last build.
 
 `python3 tasks.py check` runs its steps with `run_graph`, each in a thread. A step that
 exits non-zero, cannot start at all, or prints bytes that are not UTF-8 must make the
@@ -86,3 +87,16 @@ def test_output_that_is_not_utf8_is_shown_and_the_exit_code_kept(tasks, capsys):
         tasks.run_graph({"latex": step(code)})
     assert exit_.value.code == 4
     assert "=== latex: FAILED (exit 4)" in capsys.readouterr().out
+
+
+def test_clean_build_keeps_only_the_pdf_editions_folder(tasks, tmp_path):
+    (tmp_path / "html" / "chapters").mkdir(parents=True)
+    (tmp_path / "html" / "chapters" / "page.html").write_text("old page")
+    (tmp_path / "nbval.xml").write_text("old report")
+    (tmp_path / "link").symlink_to(tmp_path / "html")
+    latex = tmp_path / "pdf" / "_build" / "latex"
+    latex.mkdir(parents=True)
+    (latex / "book.fdb_latexmk").write_text("latexmk's record")
+    tasks.clean_build()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pdf"]
+    assert (latex / "book.fdb_latexmk").read_text() == "latexmk's record"
