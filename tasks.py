@@ -323,8 +323,9 @@ def check() -> None:
     if have_tex():
         # latexmk's XeLaTeX mode: the passes write .xdv and xdvipdfmx makes the PDF once,
         # instead of every pass embedding the figures again (Sphinx's Makefile advises it).
-        # xdvipdfmx at zlib level 6 instead of 9: it re-compresses every figure, and level
-        # 9 took 7.6 s against 3.4 s for a PDF only 3 % smaller (5.9 against 6.1 MB).
+        # xdvipdfmx at zlib level 6 instead of its default 9: it re-compresses every
+        # figure, and level 9 takes about twice as long for a PDF a few per cent smaller
+        # (time both on the .xdv in _build/pdf/_build/latex with `xdvipdfmx -z 6` / `-z 9`).
         # Sphinx's Makefile (`make all-pdf`) expands the variable once, hence the `$$`.
         # The step fails if no PDF came out.
         os.environ.setdefault(
