@@ -209,15 +209,24 @@ with open(target, "w", encoding="utf-8") as out:
 """
 
 
-# Run by the venv's Python: the LaTeX build, then a failure if it made no PDF.
+# Run by the venv's Python: the LaTeX build, then a failure if it made no PDF. The build
+# starts from latexmk's record of the last one (see clean_build) only if that one
+# finished: a failed or interrupted pass can leave a half-written .aux that would fail
+# every later pass, so without the stamp of a finished build the folder is emptied.
 PDF_STEP = """
-import subprocess, sys
+import shutil, subprocess, sys
 from pathlib import Path
 jupyter_book, output, pdf, *config = sys.argv[1:]
+finished = Path(output) / "pdf-build-finished"
+if finished.is_file():
+    finished.unlink()
+else:
+    shutil.rmtree(output, ignore_errors=True)
 subprocess.run([jupyter_book, "build", ".", "--all", "--builder", "pdflatex",
                 "--path-output", output, *config], check=True)
 if not Path(pdf).is_file():
     sys.exit(f"the LaTeX build made no {pdf}")
+finished.write_text("the PDF build in this folder finished; the next starts from it\\n")
 """
 
 
@@ -276,6 +285,7 @@ def clean_build() -> None:
     PDF is up to date and latexmk runs no pass; when the book changed, the passes start
     from the last cross-references instead of none, and latexmk still repeats them
     until they settle. The LaTeX sources themselves are always written afresh (`--all`).
+    The PDF step empties the folder itself unless the last PDF build finished.
     """
     if not BUILD.is_dir():
         return

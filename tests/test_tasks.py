@@ -10,6 +10,7 @@ forever): otherwise a broken step would let `check` pass or hang.
 from __future__ import annotations
 
 import importlib.util
+import subprocess
 import sys
 from pathlib import Path
 
@@ -100,3 +101,42 @@ def test_clean_build_keeps_only_the_pdf_editions_folder(tasks, tmp_path):
     tasks.clean_build()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pdf"]
     assert (latex / "book.fdb_latexmk").read_text() == "latexmk's record"
+
+
+def fake_jupyter_book(folder: Path, *, fails: bool) -> Path:
+    """A stand-in for `jupyter-book build --builder pdflatex`: says whether it found the
+    last build's cross-references, then writes them and a PDF, or fails half-way."""
+    folder.mkdir()
+    script = folder / "jupyter-book"
+    script.write_text(
+        f"#!{sys.executable}\n"
+        "import sys\n"
+        "from pathlib import Path\n"
+        "args = sys.argv[1:]\n"
+        "latex = Path(args[args.index('--path-output') + 1]) / '_build' / 'latex'\n"
+        "print('kept' if (latex / 'book.aux').is_file() else 'fresh')\n"
+        "latex.mkdir(parents=True, exist_ok=True)\n"
+        "(latex / 'book.aux').write_text('half-written' if "
+        f"{fails} else 'cross-references')\n"
+        f"sys.exit(1) if {fails} else (latex / 'book.pdf').write_text('PDF')\n"
+    )
+    script.chmod(0o755)
+    return script
+
+
+def test_the_pdf_build_starts_from_the_last_one_only_if_it_finished(tasks, tmp_path):
+    ok = fake_jupyter_book(tmp_path / "ok", fails=False)
+    failing = fake_jupyter_book(tmp_path / "failing", fails=True)
+    output = tmp_path / "pdf"
+
+    def pdf_step(jupyter_book):
+        return subprocess.run(
+            [sys.executable, "-c", tasks.PDF_STEP, jupyter_book, output,
+             output / "_build" / "latex" / "book.pdf"],
+            capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+
+    runs = [pdf_step(ok), pdf_step(ok), pdf_step(failing), pdf_step(ok)]
+    assert [r.stdout.strip() for r in runs] == ["fresh", "kept", "kept", "fresh"]
+    assert [r.returncode == 0 for r in runs] == [True, True, False, True]
+    assert (output / "_build" / "latex" / "book.aux").read_text() == "cross-references"
