@@ -251,6 +251,25 @@ def test_pandas_input_equals_numpy_input(name):
     np.testing.assert_allclose(metric.call(rows), want, rtol=1e-12)
 
 
+@pytest.mark.parametrize("name", NAMES)
+def test_polars_input_equals_numpy_input(name):
+    pl = pytest.importorskip("polars")
+    metric = BY_NAME[name]
+    matrix = _pad(_random_batch(metric, 3, ragged=False))
+    want = metric.call(matrix)
+    # one column per rank, each named after a grade that iterating would read
+    frame = pl.DataFrame({f"{metric.max_grade}.{j}": matrix[:, j] for j in range(matrix.shape[1])})
+    np.testing.assert_allclose(metric.call(frame), want, rtol=1e-12)
+    assert metric.call(pl.Series(matrix[0])) == pytest.approx(metric.call(matrix[0]), rel=1e-12)
+
+
+@pytest.mark.parametrize("name", PLAIN)
+def test_polars_missing_values_are_named_not_misread(name):
+    pl = pytest.importorskip("polars")
+    with pytest.raises(ValueError, match="NaN"):
+        BY_NAME[name].call(pl.DataFrame({"a": [1, 0], "b": [None, 1], "c": [0, 1]}))
+
+
 @pytest.mark.parametrize("name", PLAIN)
 def test_pandas_missing_values_are_named_not_misread(name):
     frame = pd.DataFrame([[1, None, 0], [0, 1, 1]]).astype("Int64")

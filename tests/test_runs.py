@@ -588,6 +588,25 @@ def test_file_dict_pandas_and_arrow_give_identical_results(seed):
         pd.testing.assert_frame_equal(evaluate(Path(tmp) / "q", Path(tmp) / "r", measures), want)
 
 
+@settings(max_examples=25)
+@given(st.integers(0, 10**6))
+def test_polars_frames_give_the_results_of_dicts(seed):
+    pl = pytest.importorskip("polars")
+    from conftest import trec_collection
+
+    qrels, run = trec_collection(seed, n_queries=6, max_docs=12)
+    measures = ["AP", "nDCG@5", "P@3", "RR", "Bpref", "NumRelRet", "R@10"]
+    q = pl.DataFrame(
+        [(k, d, g) for k, docs in qrels.items() for d, g in docs.items()],
+        schema=["query_id", "doc_id", "relevance"], orient="row",
+    )
+    r = pl.DataFrame(
+        [(k, d, s) for k, docs in run.items() for d, s in docs.items()],
+        schema=["query_id", "doc_id", "score"], orient="row",
+    )
+    pd.testing.assert_frame_equal(evaluate(q, r, measures), evaluate(qrels, run, measures))
+
+
 # --- judged documents the run does not retrieve -------------------------------------------
 
 
