@@ -28,7 +28,7 @@ generated copy of _config.yml with `execute_notebooks: off`) instead of executin
 chapter again; the execution page shows nbval's run times. `build` executes every
 chapter itself. Both empty _build first, except _build/pdf: there latexmk keeps its
 record of the last PDF build, so the XeLaTeX passes run only as far as the book's LaTeX
-changed (none when nothing did). With BOOK_REPOSITORY=owner/name (the Pages workflow
+changed (none, only xdvipdfmx, when nothing did). With BOOK_REPOSITORY=owner/name (the Pages workflow
 sets it) both add the repository link and the Binder and Colab launch buttons; the
 buttons open the branch BOOK_LAUNCH_BRANCH when it is set (the workflow pushes the
 launch copies there), else BOOK_BRANCH.
@@ -211,20 +211,57 @@ with open(target, "w", encoding="utf-8") as out:
 
 # Run by the venv's Python: the LaTeX build, then a failure if it made no PDF. The build
 # starts from latexmk's record of the last one (see clean_build) only if that one
-# finished: a failed or interrupted pass can leave a half-written .aux that would fail
-# every later pass, so without the stamp of a finished build the folder is emptied.
+# finished, and without its .tex and PDF files, so that no file of an earlier build can
+# pass for this one's; if it then fails (a kept .aux can name a macro the preamble no
+# longer defines), it is built once more from an empty folder. After a failed or
+# interrupted build (a half-written .aux could fail every later pass) there is no stamp
+# and the folder is emptied. The edition is dated with the last commit's date
+# (SOURCE_DATE_EPOCH, read by Sphinx and xdvipdfmx), so that an unchanged book gives an
+# unchanged .tex on any day.
 PDF_STEP = """
-import shutil, subprocess, sys
+import os, shutil, subprocess, sys
 from pathlib import Path
 jupyter_book, output, pdf, *config = sys.argv[1:]
-finished = Path(output) / "pdf-build-finished"
-if finished.is_file():
+output, pdf = Path(output), Path(pdf)
+finished = output / "pdf-build-finished"
+env = dict(os.environ)
+try:
+    commit = subprocess.run(["git", "log", "-1", "--format=%ct"], capture_output=True,
+                            text=True)
+    if commit.returncode == 0 and commit.stdout.strip().isdigit():
+        env.setdefault("SOURCE_DATE_EPOCH", commit.stdout.strip())
+except OSError:  # no git: the edition carries the build's date
+    pass
+
+
+def empty():
+    if output.is_symlink() or output.is_file():
+        output.unlink()
+    elif output.exists():
+        shutil.rmtree(output)
+
+
+def build():
+    return subprocess.run([jupyter_book, "build", ".", "--all", "--builder", "pdflatex",
+                           "--path-output", str(output), *config], env=env).returncode
+
+
+kept = finished.is_file()
+if kept:
     finished.unlink()
+    for old in [*pdf.parent.glob("*.tex"), *pdf.parent.glob("*.pdf")]:
+        old.unlink()
 else:
-    shutil.rmtree(output, ignore_errors=True)
-subprocess.run([jupyter_book, "build", ".", "--all", "--builder", "pdflatex",
-                "--path-output", output, *config], check=True)
-if not Path(pdf).is_file():
+    empty()
+code = build()
+if code and kept:
+    print("the PDF build that started from the last one failed; building it afresh",
+          flush=True)
+    empty()
+    code = build()
+if code:
+    sys.exit(code)
+if not pdf.is_file():
     sys.exit(f"the LaTeX build made no {pdf}")
 finished.write_text("the PDF build in this folder finished; the next starts from it\\n")
 """
@@ -282,10 +319,11 @@ def clean_build() -> None:
     latexmk keeps there its record of the last PDF build: a checksum of every file the
     XeLaTeX passes read (the .tex Sphinx wrote afresh, its figures, the TeX packages)
     and the cross-references the passes wrote. When none of those files changed, the
-    PDF is up to date and latexmk runs no pass; when the book changed, the passes start
-    from the last cross-references instead of none, and latexmk still repeats them
-    until they settle. The LaTeX sources themselves are always written afresh (`--all`).
-    The PDF step empties the folder itself unless the last PDF build finished.
+    XeLaTeX passes' output is up to date and latexmk only remakes the PDF file from it
+    (xdvipdfmx); when the book changed, the passes start from the last cross-references
+    instead of none, and latexmk still repeats them until they settle. The LaTeX sources
+    themselves are always written afresh (`--all`). The PDF step (PDF_STEP) empties the
+    folder itself unless the last PDF build finished.
     """
     if not BUILD.is_dir():
         return

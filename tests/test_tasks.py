@@ -94,49 +94,80 @@ def test_clean_build_keeps_only_the_pdf_editions_folder(tasks, tmp_path):
     (tmp_path / "html" / "chapters").mkdir(parents=True)
     (tmp_path / "html" / "chapters" / "page.html").write_text("old page")
     (tmp_path / "nbval.xml").write_text("old report")
-    (tmp_path / "link").symlink_to(tmp_path / "html")
+    outside = tmp_path.parent / f"{tmp_path.name}-outside"
+    outside.mkdir()
+    (outside / "kept.txt").write_text("not in _build")
+    (tmp_path / "link").symlink_to(outside)
     latex = tmp_path / "pdf" / "_build" / "latex"
     latex.mkdir(parents=True)
     (latex / "book.fdb_latexmk").write_text("latexmk's record")
     tasks.clean_build()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pdf"]
     assert (latex / "book.fdb_latexmk").read_text() == "latexmk's record"
+    assert (outside / "kept.txt").read_text() == "not in _build"  # the link, not its target
 
 
-def fake_jupyter_book(folder: Path, *, fails: bool) -> Path:
-    """A stand-in for `jupyter-book build --builder pdflatex`: says whether it found the
-    last build's cross-references, then writes them and a PDF, or fails half-way."""
+def fake_jupyter_book(folder: Path, mode: str) -> Path:
+    """A stand-in for `jupyter-book build --builder pdflatex`. It says whether it found
+    the last build's cross-references, writes new ones, then, by ``mode``: writes the
+    PDF ("ok"), fails ("fails"), fails only when it found the last build's files
+    ("fails-if-kept", as a stale .aux can), or exits 0 without a PDF ("no-pdf")."""
     folder.mkdir()
     script = folder / "jupyter-book"
     script.write_text(
         f"#!{sys.executable}\n"
         "import sys\n"
         "from pathlib import Path\n"
+        f"mode = {mode!r}\n"
         "args = sys.argv[1:]\n"
         "latex = Path(args[args.index('--path-output') + 1]) / '_build' / 'latex'\n"
-        "print('kept' if (latex / 'book.aux').is_file() else 'fresh')\n"
+        "kept = (latex / 'book.aux').is_file()\n"
+        "print('kept' if kept else 'fresh', flush=True)\n"
         "latex.mkdir(parents=True, exist_ok=True)\n"
-        "(latex / 'book.aux').write_text('half-written' if "
-        f"{fails} else 'cross-references')\n"
-        f"sys.exit(1) if {fails} else (latex / 'book.pdf').write_text('PDF')\n"
+        "(latex / 'book.aux').write_text('cross-references')\n"
+        "if mode == 'fails' or (mode == 'fails-if-kept' and kept):\n"
+        "    sys.exit(1)\n"
+        "if mode != 'no-pdf':\n"
+        "    (latex / 'book.pdf').write_text('PDF')\n"
     )
     script.chmod(0o755)
     return script
 
 
-def test_the_pdf_build_starts_from_the_last_one_only_if_it_finished(tasks, tmp_path):
-    ok = fake_jupyter_book(tmp_path / "ok", fails=False)
-    failing = fake_jupyter_book(tmp_path / "failing", fails=True)
+@pytest.fixture
+def pdf_step(tasks, tmp_path):
+    """Runs tasks.PDF_STEP with a stand-in jupyter-book of the given mode."""
     output = tmp_path / "pdf"
 
-    def pdf_step(jupyter_book):
-        return subprocess.run(
-            [sys.executable, "-c", tasks.PDF_STEP, jupyter_book, output,
+    def run(mode):
+        folder = tmp_path / f"jb-{len(list(tmp_path.glob('jb-*')))}"
+        result = subprocess.run(
+            [sys.executable, "-c", tasks.PDF_STEP, fake_jupyter_book(folder, mode), output,
              output / "_build" / "latex" / "book.pdf"],
             capture_output=True, text=True, timeout=60,
         )  # fmt: skip
+        run.stderr = result.stderr
+        return result.returncode, [line for line in result.stdout.splitlines()
+                                   if line in ("kept", "fresh")]
 
-    runs = [pdf_step(ok), pdf_step(ok), pdf_step(failing), pdf_step(ok)]
-    assert [r.stdout.strip() for r in runs] == ["fresh", "kept", "kept", "fresh"]
-    assert [r.returncode == 0 for r in runs] == [True, True, False, True]
-    assert (output / "_build" / "latex" / "book.aux").read_text() == "cross-references"
+    return run
+
+
+def test_the_pdf_build_starts_from_the_last_one_only_if_it_finished(pdf_step):
+    assert pdf_step("ok") == (0, ["fresh"])
+    assert pdf_step("ok") == (0, ["kept"])
+    code, builds = pdf_step("fails")  # from the last build, then once more afresh
+    assert code != 0 and builds == ["kept", "fresh"]
+    assert pdf_step("ok") == (0, ["fresh"])  # no stamp after a failure: afresh
+
+
+def test_a_build_that_fails_from_the_last_one_is_retried_afresh(pdf_step):
+    assert pdf_step("ok") == (0, ["fresh"])
+    assert pdf_step("fails-if-kept") == (0, ["kept", "fresh"])
+    assert pdf_step("ok") == (0, ["kept"])
+
+
+def test_the_pdf_of_an_earlier_build_never_passes_for_this_ones(pdf_step):
+    assert pdf_step("ok") == (0, ["fresh"])
+    code, _ = pdf_step("no-pdf")
+    assert code != 0 and "the LaTeX build made no" in pdf_step.stderr
