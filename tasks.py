@@ -28,10 +28,10 @@ generated copy of _config.yml with `execute_notebooks: off`) instead of executin
 chapter again; the execution page shows nbval's run times. `build` executes every
 chapter itself. Both empty _build first, except _build/pdf: there latexmk keeps its
 record of the last PDF build, so the XeLaTeX passes run only as far as the book's LaTeX
-changed (none, only xdvipdfmx, when nothing did). With BOOK_REPOSITORY=owner/name (the Pages workflow
-sets it) both add the repository link and the Binder and Colab launch buttons; the
-buttons open the branch BOOK_LAUNCH_BRANCH when it is set (the workflow pushes the
-launch copies there), else BOOK_BRANCH.
+changed (when nothing did, none: xdvipdfmx alone makes the PDF file again). With
+BOOK_REPOSITORY=owner/name (the Pages workflow sets it) both add the repository link and
+the Binder and Colab launch buttons; the buttons open the branch BOOK_LAUNCH_BRANCH when
+it is set (the workflow pushes the launch copies there), else BOOK_BRANCH.
 
 `launch-copies` needs BOOK_REPOSITORY and writes the copies for the branch
 BOOK_LAUNCH_BRANCH (default `launch`); it needs no set-up, only git.
