@@ -22,6 +22,7 @@ from rankeval import (
     kendall_tau_distance,
     spearman_rho,
 )
+from rankeval.correlation import _count_inversions
 
 
 def pairs(max_value=4, min_size=2, max_size=12):
@@ -358,7 +359,7 @@ def pair_signs_oracle(x, y):
 
 @pytest.mark.parametrize("seed", range(3))
 @pytest.mark.parametrize("levels", [3, 40, 10**6])
-def test_merge_sort_counts_against_the_quadratic_oracle(seed, levels):
+def test_bit_counts_against_the_quadratic_oracle(seed, levels):
     rng = np.random.default_rng(seed)
     n = 600
     x, y = rng.integers(0, levels, n), rng.integers(0, levels, n)
@@ -370,9 +371,35 @@ def test_merge_sort_counts_against_the_quadratic_oracle(seed, levels):
     assert kendall_tau_distance(x, y, tie_penalty=0.5) == discordant + 0.5 * tied_in_one
 
 
+batches_of_ranks = st.integers(1, 40).flatmap(  # top rank 1 to 40: 1 to 6 bits
+    lambda top: st.lists(st.lists(st.integers(0, top), max_size=20), min_size=1, max_size=6)
+)
+
+
+@given(batches_of_ranks, st.data())
+def test_count_inversions_against_brute_force(rows, data):
+    # The bit-by-bit count on a batch as the callers pass it (ordered by row, then
+    # position), with empty and one-item rows, many ties, and ranks over several bits.
+    ranks = [np.unique(r, return_inverse=True)[1] for r in rows]  # dense, 0 up, per row
+    row = np.repeat(np.arange(len(rows)), [len(r) for r in rows])
+    position = np.concatenate([np.arange(len(r)) for r in rows])
+    values = np.concatenate([np.zeros(0, dtype=np.int64), *ranks])
+    want = [
+        sum(r[i] > r[j] for i in range(len(r)) for j in range(i + 1, len(r))) for r in ranks
+    ]
+    got = _count_inversions(row, position, values, len(rows))
+    assert got.dtype == np.float64
+    np.testing.assert_array_equal(got, want)
+    # the items in any other order are sorted first
+    shuffle = np.array(data.draw(st.permutations(range(row.size))), dtype=np.int64)
+    np.testing.assert_array_equal(
+        _count_inversions(row[shuffle], position[shuffle], values[shuffle], len(rows)), want
+    )
+
+
 @pytest.mark.parametrize("k", [None, 50])
 def test_inversions_with_many_levels_against_slow_oracle(k):
-    # more than 64 distinct grades: the merge-sort branch
+    # more than 64 distinct grades: the bit-by-bit count
     rng = np.random.default_rng(8)
     rs = [list(rng.integers(0, 200, size=int(n))) for n in rng.integers(1, 120, size=8)]
     np.testing.assert_array_equal(

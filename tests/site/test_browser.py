@@ -210,6 +210,13 @@ def start_browser(profile):
         "--disable-extensions",
         "--disable-dev-shm-usage",
         "--lang=en-US",
+        # One local site: site isolation would start a new renderer process at every
+        # navigation (page -> about:blank -> next page), and the back-forward cache would
+        # keep each left page alive; background services have nothing to do offline.
+        # None of this changes a page's layout, scripts or requests.
+        "--disable-site-isolation-trials",
+        "--disable-features=site-per-process,IsolateOrigins,BackForwardCache,Translate,"
+        "OptimizationHints,MediaRouter",
         # No name resolves except the loopback server: a request for another host
         # fails at once (and is still recorded by the performance log below).
         "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
