@@ -10,16 +10,16 @@ too, through :meth:`RankedRun.padded` or :meth:`RankedRun.ragged`.
 
 The engine is **pyarrow** (pinned in ``requirements.txt``): the inputs arrive
 as Arrow tables (from ``rankeval._tables``), ids are matched by Arrow's
-hash kernels (``pyarrow.compute.index_in``, ``dictionary_encode``) that
-compare the ids as exact strings (or integers), and documents are ordered by
+hash kernels (``pyarrow.compute.index_in`` and ``dictionary_encode`` for the
+query ids, an Acero hash join for the (query, document) pairs) that compare
+the ids as exact strings (or integers), and documents are ordered by
 Arrow's stable multi-key sort (``pyarrow.compute.sort_indices``), which
 compares strings byte by byte, as C's ``strcmp`` does in trec_eval. A run
 as systems write it (each query's documents together, best first) needs no
 sort of its rows: only whole queries move (NumPy). pyarrow
 was chosen over polars because pandas (the result type of ``evaluate``) already
 builds on it, its CSV reader reads TREC files, and it needs no second
-dataframe library. Arrow's kernels compare the ids; integer ids are packed
-into one int64 key per (query, document) pair, which Arrow then looks up.
+dataframe library. Arrow compares the ids, whatever their type.
 
 Chapter: :doc:`/chapters/13_evaluating_a_run`.
 """
@@ -443,31 +443,6 @@ def _split(column):
     return encoded.dictionary, encoded.indices.to_numpy()
 
 
-def _match_integer_ids(q_code, q_doc, r_code, r_doc, keep):
-    """Row of the qrels judging each kept run row (-1: none), for integer document ids.
-
-    ``keep`` is a boolean mask of the run's rows.
-
-    The pair (query code, document id) becomes one int64 key
-    (``rankeval._tables.int_pair_keys``), looked up among the qrels' keys by
-    Arrow's ``index_in`` (exact integer equality). Returns None when the keys
-    could overflow (then the hash join on the ids is used).
-    """
-    import pyarrow as pa
-
-    from ._tables import int_pair_keys
-
-    qd = q_doc.to_numpy()
-    rd = r_doc.to_numpy()[keep]
-    if not qd.size or not rd.size:
-        return np.full(rd.size, -1, dtype=np.int64)
-    keys = int_pair_keys([(q_code, qd), (r_code[keep], rd)])
-    if keys is None:
-        return None
-    q_keys, r_keys = keys
-    return _codes(pa.array(r_keys), pa.array(q_keys))
-
-
 def _inner_join(left, right, keys, left_output, right_output):
     """Acero's hash join (inner: matched rows only), keeping the columns asked for."""
     from pyarrow import acero
@@ -658,11 +633,10 @@ def rank_run(
     ``pyarrow.compute.index_in`` against the qrels' sorted unique ids, and the
     (query, document) pairs of the run with those of the qrels by one hash
     join (an Acero hash-join plan, inner: a run document it does not match
-    is unjudged and gets NaN); with integer document ids each pair is one
-    int64 key, looked up by ``pyarrow.compute.index_in``. The documents are
-    then ordered by query and score descending: if each query's documents
-    already sit together, best first
-    (as systems write runs), by moving whole queries only; otherwise by one
+    is unjudged and gets NaN), for text and integer document ids alike. The
+    documents are then ordered by query and score descending: if each
+    query's documents already sit together, best first (as systems write
+    runs), by moving whole queries only; otherwise by one
     stable multi-key sort (``pyarrow.compute.sort_indices``). Tied scores are
     then ordered by ``ties``. Either way the result is the same.
 
@@ -732,36 +706,30 @@ def rank_run(
     # (the query is matched by its code: an integer key is cheaper than the id's text)
     q_doc, r_doc = _unify(qt.column("doc_id"), rt.column("doc_id"))
     index = np.int32 if max(r_code.size, q_code.size) < 2**31 - 1 else np.int64
-    at = (
-        _match_integer_ids(q_code, q_doc, r_code, r_doc, keep)
-        if pa.types.is_integer(q_doc.type)
-        else None
+    left = pa.table(
+        {
+            "q": r_code.astype(index, copy=False),
+            "doc_id": r_doc,
+            "row": np.arange(r_code.size, dtype=index),
+        }
     )
-    if at is None:
-        left = pa.table(
-            {
-                "q": r_code.astype(index, copy=False),
-                "doc_id": r_doc,
-                "row": np.arange(r_code.size, dtype=index),
-            }
-        )
-        if not keep.all():
-            left = left.filter(pa.array(keep))
-        right = pa.table(
-            {
-                "q": q_code.astype(index, copy=False),
-                "doc_id": q_doc,
-                "at": np.arange(q_code.size, dtype=index),
-            }
-        )
-        joined = _inner_join(left, right, ["q", "doc_id"], ["row"], ["at"])
-        del left, right
-        at = np.full(r_code.size, -1, dtype=index)  # back in input order; -1: not judged
-        at[joined.column("row").to_numpy()] = joined.column("at").to_numpy()
-        del joined
-        if not keep.all():
-            at = at[keep]
-        _release()
+    if not keep.all():
+        left = left.filter(pa.array(keep))
+    right = pa.table(
+        {
+            "q": q_code.astype(index, copy=False),
+            "doc_id": q_doc,
+            "at": np.arange(q_code.size, dtype=index),
+        }
+    )
+    joined = _inner_join(left, right, ["q", "doc_id"], ["row"], ["at"])
+    del left, right
+    at = np.full(r_code.size, -1, dtype=index)  # back in input order; -1: not judged
+    at[joined.column("row").to_numpy()] = joined.column("at").to_numpy()
+    del joined
+    if not keep.all():
+        at = at[keep]
+    _release()
     # from here on only the kept rows, in input order; rows[i]: the run's row of row i
     if keep.all():
         rows = np.arange(r_code.size, dtype=index)
