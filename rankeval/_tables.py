@@ -494,6 +494,10 @@ def _id_column(array, name: str, where) -> pa.ChunkedArray:
 
 
 _COLLECTIONS = (list, tuple, set, frozenset, np.ndarray)
+# Documents per conversion of dict keys and values to Arrow: a batch of whole queries,
+# small enough that the Python objects a batch's list has just touched are still in the
+# CPU cache when Arrow reads them (1M documents at once miss the cache twice per object).
+_CONVERT_ROWS = 1 << 16
 
 
 def _from_mapping(data: Mapping, kind: str) -> pa.Table:
@@ -534,10 +538,32 @@ def _from_mapping(data: Mapping, kind: str) -> pa.Table:
         return f"{kind}[{queries[q]!r}], document {row - int(starts[q]) + 1}"
 
     query_values = _id_array(queries, describe_query)
-    doc_list = list(chain.from_iterable(inner))
-    docs_array = _id_array(doc_list, describe_doc)
+    # batches of whole queries, about _CONVERT_ROWS documents each: [cuts[i], cuts[i + 1])
+    ends = np.cumsum(lengths)
+    cuts = np.unique(
+        np.concatenate(
+            ([0], np.searchsorted(ends, np.arange(_CONVERT_ROWS, n, _CONVERT_ROWS)) + 1,
+             [len(inner)])
+        ).clip(0, len(inner))
+    )  # fmt: skip
+    parts = []
+    for a, b in zip(cuts[:-1].tolist(), cuts[1:].tolist(), strict=True):
+        row = int(starts[a])
+        batch = list(chain.from_iterable(inner[a:b]))
+        if parts:  # every batch holds ids of the first batch's kind
+            first, x = (str, "str") if parts[0].type == pa.string() else (int, "int"), batch[0]
+            if not (isinstance(x, str) if first[0] is str else _is_int(x)):
+                raise TypeError(
+                    f"{describe_doc(row)}: ids must be all strings or all integers (the "
+                    f"first is {first[1]}); got {type(x).__name__} {x!r}"
+                )
+        parts.append(_id_array(batch, lambda i, row=row: describe_doc(row + i)))
+    docs_array = pa.chunked_array(parts, type=parts[0].type if parts else pa.string())
     if all_mappings:
-        values = _dict_values(inner, queries, kind, n)
+        values = np.empty(n, dtype=np.float64)
+        for a, b in zip(cuts[:-1].tolist(), cuts[1:].tolist(), strict=True):
+            lo, hi = int(starts[a]), int(ends[b - 1])
+            values[lo:hi] = _dict_values(inner[a:b], queries[a:b], kind, hi - lo)
     else:
         values = np.empty(n, dtype=np.float64)
         for i, docs in enumerate(inner):
@@ -557,7 +583,7 @@ def _from_mapping(data: Mapping, kind: str) -> pa.Table:
     def where(row, other=None):
         q = queries[int(qcodes[row])]
         if other is None:
-            return f"{kind}[{q!r}][{doc_list[row]!r}]"
+            return f"{kind}[{q!r}][{docs_array[row].as_py()!r}]"
         return (
             f"{kind}[{q!r}], positions {row - int(starts[qcodes[row]]) + 1} and "
             f"{other - int(starts[qcodes[other]]) + 1}"

@@ -112,6 +112,46 @@ def test_qrels_dict_errors():
         qrels_table(42)
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    st.dictionaries(
+        st.sampled_from(["q1", "q2", "q3", "q10", "é"]),
+        st.one_of(
+            st.dictionaries(st.text(min_size=1, max_size=5), st.integers(-3, 3), max_size=7),
+            st.dictionaries(st.integers(0, 50), st.floats(-1, 1), max_size=7),
+        ),
+        max_size=5,
+    ),
+    st.sampled_from([1, 2, 3, 5, 1 << 16]),
+)
+def test_dicts_converted_in_batches_give_the_same_table(data, batch):
+    # dict keys and values go to Arrow a batch of whole queries at a time
+    # (_CONVERT_ROWS documents); the table must not depend on where the batches end
+    def table_or_error():
+        try:
+            return run_table(data).to_pydict()
+        except TypeError as error:  # string ids in one query, integer ids in another
+            return str(error)
+
+    whole = table_or_error()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(tables, "_CONVERT_ROWS", batch)
+        assert table_or_error() == whole
+
+
+@pytest.mark.parametrize("batch", [1, 2, 3, 1 << 16])
+def test_mixed_id_kinds_across_batches_name_the_first_other(monkeypatch, batch):
+    monkeypatch.setattr(tables, "_CONVERT_ROWS", batch)
+    with pytest.raises(TypeError, match=r"run\['q2'\], document 2: ids must be all strings "
+                                        r"or all integers \(the first is str\); got int 5"):
+        run_table({"q1": {"a": 1.0, "b": 2.0}, "q2": {"c": 1.0, 5: 2.0}, "q3": {7: 1.0}})
+    with pytest.raises(TypeError, match=r"run\['q2'\], document 1: ids must be all strings "
+                                        r"or all integers \(the first is int\); got str 'c'"):
+        run_table({"q1": {1: 1.0, 2: 2.0}, "q2": {"c": 1.0, 5: 2.0}})
+    with pytest.raises(TypeError, match=r"run\['q2'\]\['c'\]: score must be a number"):
+        run_table({"q1": {"a": 1.0, "b": 2.0}, "q2": {"c": "1"}})
+
+
 # --- frames -----------------------------------------------------------------------------
 
 
