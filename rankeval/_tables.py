@@ -496,7 +496,8 @@ def _id_column(array, name: str, where) -> pa.ChunkedArray:
 _COLLECTIONS = (list, tuple, set, frozenset, np.ndarray)
 # Documents per conversion of dict keys and values to Arrow: a batch of whole queries,
 # small enough that the Python objects a batch's list has just touched are still in the
-# CPU cache when Arrow reads them (1M documents at once miss the cache twice per object).
+# CPU cache when Arrow reads them (a list of every document would be read back from
+# memory).
 _CONVERT_ROWS = 1 << 16
 
 
@@ -550,12 +551,13 @@ def _from_mapping(data: Mapping, kind: str) -> pa.Table:
     for a, b in zip(cuts[:-1].tolist(), cuts[1:].tolist(), strict=True):
         row = int(starts[a])
         batch = list(chain.from_iterable(inner[a:b]))
-        if parts:  # every batch holds ids of the first batch's kind
-            first, x = (str, "str") if parts[0].type == pa.string() else (int, "int"), batch[0]
-            if not (isinstance(x, str) if first[0] is str else _is_int(x)):
+        if parts:  # the batch's first id is of the kind of the first batch's ids
+            first_is_str, x = pa.types.is_string(parts[0].type), batch[0]
+            if not (isinstance(x, str) if first_is_str else _is_int(x)):
                 raise TypeError(
                     f"{describe_doc(row)}: ids must be all strings or all integers (the "
-                    f"first is {first[1]}); got {type(x).__name__} {x!r}"
+                    f"first is {'str' if first_is_str else 'int'}); got "
+                    f"{type(x).__name__} {x!r}"
                 )
         parts.append(_id_array(batch, lambda i, row=row: describe_doc(row + i)))
     docs_array = pa.chunked_array(parts, type=parts[0].type if parts else pa.string())
