@@ -339,41 +339,33 @@ def first_duplicate(table: pa.Table):
     return min(pairs, key=lambda p: (p[1], p[0]))
 
 
-def int_pair_keys(pairs):
-    """One int64 key per (number, integer id) pair, in one key space shared by
-    every array of pairs given.
+def _pair_keys(codes, ids):
+    """One int64 key per (number, integer id) pair, or None if a key could overflow.
 
-    ``pairs`` is a list of ``(codes, ids)`` array pairs (codes >= 0, ids of
-    any integer type); each becomes ``code * span + (id - low)``, where
-    ``low`` and ``span`` cover every id given, so two pairs get the same key
-    exactly when they are equal. Returns the list of key arrays, or None when
-    a key could reach 2**62 (then the caller compares the ids by hashing).
+    ``codes`` (>= 0) and ``ids`` (any integer type) are arrays of one length;
+    each pair becomes ``code * span + (id - low)``, where ``low`` and ``span``
+    cover the ids given, so two pairs get the same key exactly when they are
+    equal. None when a key could reach 2**62 (then the caller hashes the ids).
     """
-    ids = [np.asarray(i).astype(np.int64, copy=False) for _, i in pairs]
-    filled = [i for i in ids if i.size]
-    if not filled:
-        return [np.zeros(0, dtype=np.int64) for _ in ids]
-    low = min(int(i.min()) for i in filled)
-    span = max(int(i.max()) for i in filled) - low + 1
-    n_codes = max(int(np.max(c)) for c, _ in pairs if len(c)) + 1
-    if n_codes * span >= 2**62:
+    ids = np.asarray(ids).astype(np.int64, copy=False)
+    if not ids.size:
+        return np.zeros(0, dtype=np.int64)
+    low = int(ids.min())
+    span = int(ids.max()) - low + 1
+    if (int(np.max(codes)) + 1) * span >= 2**62:
         return None
-    return [
-        np.asarray(c).astype(np.int64) * span + (i - low)
-        for (c, _), i in zip(pairs, ids, strict=True)
-    ]
+    return np.asarray(codes).astype(np.int64) * span + (ids - low)
 
 
 def _first_duplicate_integer(codes, heads, docs, n):
     """:func:`first_duplicate` for integer document ids: each (query number, id)
-    pair becomes one int64 key (:func:`int_pair_keys`), and one sort of the
+    pair becomes one int64 key (:func:`_pair_keys`), and one sort of the
     keys finds any repeat (no hashing of the ids). False when the keys could
     overflow (then the general path decides)."""
     doc = docs.to_numpy() if isinstance(docs, pa.Array) else docs.combine_chunks().to_numpy()
-    keys = int_pair_keys([(np.repeat(codes, np.diff(heads, append=n)), doc)])
-    if keys is None:
+    key = _pair_keys(np.repeat(codes, np.diff(heads, append=n)), doc)
+    if key is None:
         return False
-    key = keys[0]
     ordered = np.sort(key)
     if not (ordered[1:] == ordered[:-1]).any():
         return None
@@ -540,7 +532,7 @@ def _from_mapping(data: Mapping, kind: str) -> pa.Table:
 
     query_values = _id_array(queries, describe_query)
     # batches of whole queries, about _CONVERT_ROWS documents each: [cuts[i], cuts[i + 1])
-    ends = np.cumsum(lengths)
+    ends = starts + lengths
     cuts = np.unique(
         np.concatenate(
             ([0], np.searchsorted(ends, np.arange(_CONVERT_ROWS, n, _CONVERT_ROWS)) + 1,
