@@ -444,9 +444,19 @@ def _split(column):
 
 
 def _inner_join(left, right, keys, left_output, right_output):
-    """Acero's hash join (inner: matched rows only), keeping the columns asked for."""
+    """Acero's hash join (inner: matched rows only), keeping the columns asked for.
+
+    Acero builds its hash table over the right input and probes it with the
+    left one; building costs more per row than probing, so the smaller table
+    is made the build side (qrels judged deeper than a run is cut, say). The
+    output columns are the same either way (left's, then right's); only the
+    order of the matched rows may differ.
+    """
     from pyarrow import acero
 
+    columns = [*left_output, *right_output]
+    if left.num_rows < right.num_rows:
+        left, right, left_output, right_output = right, left, right_output, left_output
     options = acero.HashJoinNodeOptions(
         "inner", left_keys=keys, right_keys=keys,
         left_output=left_output, right_output=right_output,
@@ -459,7 +469,7 @@ def _inner_join(left, right, keys, left_output, right_output):
             acero.Declaration("table_source", acero.TableSourceNodeOptions(right)),
         ],
     )
-    return plan.to_table()
+    return plan.to_table().select(columns)
 
 
 def _release() -> None:

@@ -317,6 +317,35 @@ def test_rank_order_is_the_stable_sort_by_query_then_score(seed, together, best_
     assert _stable_order(q, n_queries).tolist() == np.argsort(q, kind="stable").tolist()
 
 
+@settings(max_examples=40)
+@given(st.integers(0, 10**6), st.integers(0, 30), st.integers(0, 30))
+def test_join_matches_every_pair_whichever_side_is_larger(seed, n_left, n_right):
+    # the join builds its hash table over the smaller table: the pairs it finds must
+    # not depend on which one that is (checked against a set intersection)
+    from rankeval.ranking import _inner_join
+
+    rng = np.random.default_rng(seed)
+    ids = np.array(["d", "d1", "é", "x" * 40, "D", "10"])
+
+    def side(n, label):
+        return pa.table(
+            {
+                "q": rng.integers(0, 3, n).astype(np.int32),
+                "doc_id": pa.array(rng.choice(ids, n).tolist(), pa.string()),
+                label: np.arange(n, dtype=np.int32),
+            }
+        )
+
+    left, right = side(n_left, "row"), side(n_right, "at")
+    joined = _inner_join(left, right, ["q", "doc_id"], ["row"], ["at"])
+    assert joined.column_names == ["row", "at"]
+    got = sorted(zip(*joined.to_pydict().values(), strict=True))
+    lk = list(zip(left.column("q").to_pylist(), left.column("doc_id").to_pylist(), strict=True))
+    rk = list(zip(right.column("q").to_pylist(), right.column("doc_id").to_pylist(), strict=True))
+    want = sorted((i, j) for i, a in enumerate(lk) for j, b in enumerate(rk) if a == b)
+    assert got == want
+
+
 @settings(max_examples=60)
 @given(
     st.lists(
