@@ -642,8 +642,9 @@ def rank_run(
     Only the engine compares ids: query ids are matched with
     ``pyarrow.compute.index_in`` against the qrels' sorted unique ids, and the
     (query, document) pairs of the run with those of the qrels by one hash
-    join (an Acero hash-join plan, inner: a run document it does not match
-    is unjudged and gets NaN), for text and integer document ids alike. The
+    join (an Acero hash-join plan, inner, its hash table built over the
+    smaller of the two: a run document it does not match is unjudged and
+    gets NaN), for text and integer document ids alike. The
     documents are then ordered by query and score descending: if each
     query's documents already sit together, best first (as systems write
     runs), by moving whole queries only; otherwise by one
