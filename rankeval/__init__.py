@@ -30,6 +30,7 @@ from .compare import adjust_pvalues, bootstrap_ci, compare, effect_size, paired_
 from .correlation import inversions, kendall_tau, kendall_tau_distance, spearman_rho
 from .dcg import dcg, ndcg
 from .diversity import alpha_ndcg, err_ia
+from .diversity_runs import evaluate_diversity
 from .err import err
 from .graded_average_precision import graded_average_precision
 from .hit import hit_at_k
@@ -88,6 +89,7 @@ __all__ = [
     "weighted_mean",
     "alpha_ndcg",
     "err_ia",
+    "evaluate_diversity",
     "rank_run",
     "RankedRun",
     "parse_trec_eval",

@@ -54,9 +54,9 @@ import pyarrow.compute as pc
 
 __all__ = ["qrels_table", "run_table"]
 
-_VALUE = {"qrels": "relevance", "run": "score"}
-_WHAT = {"qrels": "grade", "run": "score"}
-_CANONICAL = ("query_id", "doc_id", "relevance", "score", "rank")
+_VALUE = {"qrels": "relevance", "run": "score", "subtopics": "relevance"}
+_WHAT = {"qrels": "grade", "run": "score", "subtopics": "grade"}
+_CANONICAL = ("query_id", "doc_id", "relevance", "score", "rank", "subtopic")
 # Rows hashed together when looking for duplicates: small enough that Arrow's
 # hash table stays in the CPU cache (faster than one table for all rows).
 _DUPLICATE_SLICE = 1 << 12
@@ -181,6 +181,10 @@ def _plain(table: pa.Table) -> pa.Table:
     return table
 
 
+def _label(kind: str) -> str:
+    return "subtopic qrels" if kind == "subtopics" else kind
+
+
 def _table(source, kind: str, columns) -> pa.Table:
     """The canonical table, except that ``query_id`` may come dictionary-encoded
     (from dicts, whose query codes are known): :func:`rankeval.rank_run` uses
@@ -188,17 +192,26 @@ def _table(source, kind: str, columns) -> pa.Table:
     if isinstance(source, (str, os.PathLike)) or hasattr(source, "read"):
         from . import trec
 
-        reader = trec._read_qrels_table if kind == "qrels" else trec._read_run_table
-        return reader(source)
+        return trec._read_table(source, kind)
     if isinstance(source, Mapping):
+        if kind == "subtopics":
+            return _from_subtopic_mapping(source)
         return _from_mapping(source, kind)
     if isinstance(source, (pa.Table, pa.RecordBatch)):
-        return _from_arrow(pa.table(source), kind, columns, f"{kind} table")
+        return _from_arrow(pa.table(source), kind, columns, f"{_label(kind)} table")
     module = type(source).__module__
     if module.startswith("pandas") and hasattr(source, "columns"):
         return _from_pandas(source, kind, columns)
     if module.startswith("polars") and hasattr(source, "to_arrow"):
-        return _from_arrow(source.to_arrow(), kind, columns, f"{kind} polars DataFrame")
+        return _from_arrow(source.to_arrow(), kind, columns,
+                           f"{_label(kind)} polars DataFrame")
+    if kind == "subtopics":
+        raise TypeError(
+            "subtopic qrels must be the path of a subtopic qrels file (query_id subtopic "
+            "doc_id grade), a file object, a dict {query_id: {subtopic: {doc_id: grade}}}, "
+            "a pandas or polars DataFrame or a pyarrow Table; got "
+            f"{type(source).__name__}"
+        )
     raise TypeError(
         f"{kind} must be the path of a TREC {kind} file, a file object, a dict "
         f"{{query_id: {{doc_id: {_WHAT[kind]}}}}}, a pandas or polars DataFrame or a "
@@ -228,16 +241,40 @@ def _finish(table: pa.Table, kind: str, where, *, unique: bool = False) -> pa.Ta
             f"{where(row)}: {_WHAT[kind]} {values[row].as_py()!r} is not finite"
         )
     if not unique:
-        pair = first_duplicate(table)
+        if kind == "subtopics":  # one judgment per (query, subtopic, document)
+            keys = pa.table({"query_id": _pair_codes(table["query_id"], table["subtopic"]),
+                             "doc_id": table["doc_id"]})
+        else:
+            keys = table
+        pair = first_duplicate(keys)
         if pair is not None:
             first, second = pair
-            what = "judged" if kind == "qrels" else "listed"
+            what = "listed" if kind == "run" else "judged"
+            once = "once per query"
+            for_query = f"for query {_text(table['query_id'][second])}"
+            if kind == "subtopics":
+                for_query += f", subtopic {_text(table['subtopic'][second])}"
+                once = "once per query and subtopic"
             raise ValueError(
                 f"{where(first, second)}: document {_text(table['doc_id'][second])} "
-                f"{what} twice for query {_text(table['query_id'][second])}; each "
-                "document may appear once per query"
+                f"{what} twice {for_query}; each document may appear {once}"
             )
     return table
+
+
+def _pair_codes(a, b) -> np.ndarray:
+    """One int64 code per row for the pair of values ``(a[i], b[i])`` (equal pairs,
+    equal codes): each column dictionary-encoded, the two codes combined."""
+    codes = []
+    for column in (a, b):
+        if pa.types.is_dictionary(column.type):
+            column = column.cast(column.type.value_type)
+        encoded = pc.dictionary_encode(column)
+        if isinstance(encoded, pa.ChunkedArray):
+            encoded = encoded.combine_chunks()
+        codes.append((encoded.indices.to_numpy().astype(np.int64), len(encoded.dictionary)))
+    (first, _), (second, n_second) = codes
+    return first * max(n_second, 1) + second
 
 
 def _text(scalar) -> str:
@@ -586,6 +623,54 @@ def _from_mapping(data: Mapping, kind: str) -> pa.Table:
     return _finish(table, kind, where, unique=all_mappings)
 
 
+def _from_subtopic_mapping(data: Mapping) -> pa.Table:
+    """``{query_id: {subtopic: {doc_id: grade}}}`` (or a set or list of relevant
+    ids, grade 1, for a subtopic) as the canonical subtopic qrels table."""
+    rows = []  # (query, subtopic, document, grade)
+    for q, by_subtopic in data.items():
+        if not isinstance(by_subtopic, Mapping):
+            raise TypeError(
+                f"subtopic qrels[{q!r}] must be a dict {{subtopic: {{doc_id: grade}}}}, "
+                f"got {type(by_subtopic).__name__}"
+            )
+        for s, docs in by_subtopic.items():
+            if isinstance(docs, Mapping):
+                pairs = docs.items()
+            elif isinstance(docs, _COLLECTIONS):
+                pairs = ((d, 1) for d in (docs.tolist() if isinstance(docs, np.ndarray)
+                                          else docs))
+            else:
+                hint = ""
+                if isinstance(docs, (numbers.Real, np.bool_)):
+                    hint = (" (ordinary qrels {query_id: {doc_id: grade}} have no "
+                            "subtopics; diversity needs {query_id: {subtopic: {doc_id: "
+                            "grade}}})")
+                raise TypeError(
+                    f"subtopic qrels[{q!r}][{s!r}] must be a dict {{doc_id: grade}} or a "
+                    f"set or list of relevant document ids, got {type(docs).__name__}{hint}"
+                )
+            for d, g in pairs:
+                if not isinstance(g, (numbers.Real, np.bool_)):
+                    raise TypeError(
+                        f"subtopic qrels[{q!r}][{s!r}][{d!r}]: grade must be a number, "
+                        f"got {type(g).__name__} {g!r}"
+                    )
+                rows.append((q, s, d, float(g)))
+
+    def describe(column):
+        return lambda i: "subtopic qrels" + "".join(f"[{x!r}]" for x in rows[i][: column + 1])
+
+    def where(row, other=None):
+        return describe(2 if other is None else 1)(row)
+
+    names = ("query_id", "subtopic", "doc_id")
+    table = pa.table(
+        {name: _id_array([r[i] for r in rows], describe(i)) for i, name in enumerate(names)}
+        | {"relevance": pa.array([r[3] for r in rows], pa.float64())}
+    )
+    return _finish(table, "subtopics", where)
+
+
 def _dict_values(inner, queries, kind: str, n: int) -> np.ndarray:
     """The values of dicts ``inner``, in order, as float64 (numbers only, no strings)."""
     flat = list(chain.from_iterable(d.values() for d in inner))
@@ -634,7 +719,7 @@ def _column_names(kind: str, columns, available) -> dict:
 def _from_pandas(frame, kind: str, columns) -> pa.Table:
     import pandas as pd
 
-    source = f"{kind} DataFrame"
+    source = f"{_label(kind)} DataFrame"
     names = _column_names(kind, columns, list(frame.columns))
     needed = _needed(kind, names, list(frame.columns), source)
     index = frame.index
@@ -686,6 +771,16 @@ def _from_arrow(table: pa.Table, kind: str, columns, source: str) -> pa.Table:
 
 def _needed(kind: str, names: dict, available, source: str) -> dict:
     value = _VALUE[kind]
+    if kind == "subtopics":
+        missing = [c for c in ("query_id", "subtopic", "doc_id", value) if c not in names]
+        if missing:
+            raise ValueError(
+                f"{source} needs the columns query_id, subtopic, doc_id, {value}; missing "
+                f"{missing} (it has {list(available)}); map your names with "
+                "columns={'query_id': ..., 'subtopic': ..., 'doc_id': ..., "
+                f"'{value}': ...}}"
+            )
+        return {c: names[c] for c in ("query_id", "subtopic", "doc_id", value)}
     need = {"query_id", "doc_id"}
     if value in names or kind == "qrels" or "rank" not in names:
         need.add(value)
@@ -710,8 +805,11 @@ def _from_columns(arrays: dict, kind: str, where) -> pa.Table:
         values = _number_column(arrays[value], value, where)
     else:
         values = pc.negate(_number_column(arrays["rank"], "rank", where))
-    table = pa.table({"query_id": query_ids, "doc_id": doc_ids, value: values})
-    return _finish(table, kind, where)
+    columns = {"query_id": query_ids, "doc_id": doc_ids, value: values}
+    if "subtopic" in arrays:
+        columns = {"query_id": query_ids,
+                   "subtopic": _id_column(arrays["subtopic"], "subtopic", where), **columns}
+    return _finish(pa.table(columns), kind, where)
 
 
 def _number_column(array, name: str, where) -> pa.ChunkedArray:

@@ -28,6 +28,13 @@ work unchanged::
   ever have no value for some queries, its mean skips them and a line
   ``num_q(MEASURE)`` gives its own count, so that no mean is printed beside a
   count it does not use.
+- ``--subtopics`` evaluates diversity as ndeval does (:func:`rankeval.evaluate_diversity`):
+  QRELS is then a subtopic qrels file (``query subtopic doc grade``, as the TREC
+  Web tracks' ``qrels.diversity``), ``-m`` takes ``alpha-nDCG@k``, ``alpha-DCG@k``,
+  ``ERR-IA@k`` and ``nERR-IA@k`` (default ``alpha-nDCG@20 ERR-IA@20``), ``--alpha``
+  sets ndeval's ``-alpha``, and ``-c``, ``-l``, ``-M`` keep their meanings. The run
+  is ordered as ndeval ``-traditional`` orders it: by score, ties by document id
+  descending.
 - Several runs give one block each (starting with a ``runid`` line); other
   formats: ``--format tsv``, ``jsonl`` (one JSON object per line with run,
   query, measure, value, as ir_measures prints), ``markdown`` and ``latex``
@@ -244,6 +251,18 @@ def _parser() -> argparse.ArgumentParser:
         help="keep fractional grades (default) or truncate them to integers as trec_eval reads them",
     )  # fmt: skip
     p.add_argument(
+        "--subtopics", action="store_true",
+        help="diversity, as ndeval: QRELS holds subtopic judgments ('query subtopic doc "
+        "grade', as TREC's qrels.diversity) and the measures are alpha-nDCG@k, "
+        "alpha-DCG@k, ERR-IA@k and nERR-IA@k (default: alpha-nDCG@20 ERR-IA@20); "
+        "-c, -l, -M and --score-precision apply",
+    )  # fmt: skip
+    p.add_argument(
+        "--alpha", type=float, default=None, metavar="A",
+        help="with --subtopics: redundancy intolerance, in [0, 1) (ndeval -alpha; "
+        "default 0.5)",
+    )  # fmt: skip
+    p.add_argument(
         "--digits", type=_digits, default=4, metavar="N",
         help="decimals printed, 0 to 17 (default 4, as trec_eval)",
     )  # fmt: skip
@@ -256,8 +275,14 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _measure_like(item: str) -> bool:
+    from .diversity_runs import _parse as parse_diversity
     from .measures import parse_measure, parse_trec_eval
 
+    try:
+        parse_diversity(item)
+        return True
+    except (ValueError, TypeError):
+        pass
     try:
         if _looks_trec(item):
             parse_trec_eval(item)
@@ -304,6 +329,17 @@ def _parse_args(argv):
         parser.error("'-' (standard input) can be given once only")
     if args.format in ("markdown", "latex") and args.per_query:
         parser.error(f"-q prints per-query lines; --format {args.format} is a table of means")
+    if args.subtopics:
+        unused = [flag for flag, used in (
+            ("-J", args.judged_only), ("--ties", args.ties != "trec_eval"),
+            ("--ideal", args.ideal != "judged"), ("--grades", args.grades != "float"),
+        ) if used]  # fmt: skip
+        if unused:
+            parser.error(f"{', '.join(unused)}: not defined for --subtopics (diversity "
+                         "ranks by score, ties by document id descending, as ndeval "
+                         "-traditional)")
+    elif args.alpha is not None:
+        parser.error("--alpha is a parameter of the diversity measures: give --subtopics")
     return parser, args
 
 
@@ -368,11 +404,31 @@ def _check_distinct(paths, names, format) -> None:
         seen.add(name)
 
 
-def _load_qrels(source):
+def _load_qrels(source, subtopics=False):
     """The qrels, read once for every run, as the canonical Arrow table."""
-    from ._tables import qrels_table
+    from ._tables import _plain, _table, qrels_table
 
+    if subtopics:
+        return _plain(_table(source, "subtopics", None))
     return qrels_table(source)
+
+
+class _DiversityMeasure:
+    """A diversity measure for :class:`_Result`: averaged over queries, higher is better."""
+
+    aggregate = "mean"
+    lower_is_better = False
+
+    def __init__(self, name):
+        self.name = name
+
+
+def _diversity_items(items):
+    """-m items with --subtopics -> (measures, labels), names checked, repeats dropped."""
+    from .diversity_runs import _parse
+
+    labels = [label for label, *_ in _parse([item.strip() for item in items])]
+    return [_DiversityMeasure(label) for label in labels], labels
 
 
 # --------------------------------------------------------------- evaluate ---
@@ -381,6 +437,15 @@ def _load_qrels(source):
 def _evaluate(qrels, run, measures, args):
     from . import runs
 
+    if args.subtopics:
+        from .diversity_runs import evaluate_diversity
+
+        return evaluate_diversity(
+            qrels, run, [m.name for m in measures],
+            alpha=0.5 if args.alpha is None else args.alpha, threshold=args.level,
+            missing="zero" if args.complete else "skip",
+            score_precision=args.score_precision, max_docs=args.max_docs,
+        )  # fmt: skip
     options = {
         "threshold": args.level,
         "ties": args.ties,
@@ -582,13 +647,18 @@ _LINES = {"trec_eval": _trec_lines, "tsv": _tsv_lines, "jsonl": _jsonl_lines}
 def _run(argv) -> int:
     parser, args = _parse_args(argv)
     try:
-        items = args.measures or ["official"]
-        measures, labels, trec_mode, runid = _parse_items(items)
+        if args.subtopics:
+            measures, labels = _diversity_items(args.measures or ["alpha-nDCG@20",
+                                                                  "ERR-IA@20"])
+            trec_mode = runid = False
+        else:
+            items = args.measures or ["official"]
+            measures, labels, trec_mode, runid = _parse_items(items)
         if not measures:
             raise ValueError("no measure to compute: give -m with at least one measure")
         qrels_path, run_paths = args.files[0], args.files[1:]
         stdin = _read_stdin() if "-" in args.files else None
-        qrels = _load_qrels(stdin if qrels_path == "-" else qrels_path)
+        qrels = _load_qrels(stdin if qrels_path == "-" else qrels_path, args.subtopics)
         sources = [stdin if p == "-" else _once(p) for p in run_paths]
         tags = [_run_tag(s) for s in sources]
         names = [p if p != "-" else "<stdin>" for p in run_paths]

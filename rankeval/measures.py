@@ -628,8 +628,8 @@ _TREC_CUT = {d.trec_eval_cut: d.name for d in DECLARATIONS.values() if d.trec_ev
 
 # ir_measures / trec_eval names rankeval does not compute, for a helpful message
 _NOT_HERE = {
-    "alpha_nDCG", "NERR8", "NERR9", "NERR10", "NERR11", "INST", "INSQ", "SDCG", "Compat",
-    "P_rel", "StRecall", "AP_IA", "nERR_IA", "ERR_IA", "nNRBP", "NRBP", "Accuracy",
+    "NERR8", "NERR9", "NERR10", "NERR11", "INST", "INSQ", "SDCG", "Compat",
+    "P_rel", "StRecall", "AP_IA", "nNRBP", "NRBP", "Accuracy",
     "Rprec_mult", "gm_map", "gm_bpref", "utility", "relstring", "SetAP", "set_map",
     "relative_P", "set_relative_P", "ndcg_rel", "Rndcg", "binG", "G", "ideal_dcg",
     "num_nonrel_judged_ret", "runid", "yaap",
@@ -779,6 +779,7 @@ _SYNTAX = re.compile(
         \s*(?:@\s*(?P<cutoff>[^\s@]+))?\s*$""",
     re.VERBOSE,
 )
+_DIVERSITY = re.compile(r"^\s*(alpha[-_]n?DCG|n?ERR[-_]IA)\b", re.IGNORECASE)
 _TREC_UNDERSCORE = re.compile(r"^\s*(?P<base>[A-Za-z0-9_]+?)_(?P<cut>\d+(?:\.\d+)?)\s*$")
 
 
@@ -899,6 +900,11 @@ def parse_measure(text) -> Measure:
         decl = DECLARATIONS[_TREC_CUT[underscore.group("base")]]
         return _make(decl, _cutoff(decl, text, underscore.group("cut")), {}, text)
     match = _SYNTAX.match(text)
+    if _DIVERSITY.match(text):
+        raise ValueError(
+            f"{text!r} is a diversity measure: it needs subtopic judgments; use "
+            "rankeval.evaluate_diversity (or the command line's --subtopics)"
+        )
     if not match:
         raise ValueError(
             f"cannot parse measure {text!r}: expected NAME, NAME@k or NAME(key=value)@k, "

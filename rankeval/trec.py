@@ -84,7 +84,19 @@ class _Layout:
 
     @property
     def value_field(self) -> int:
-        return 3 if self.kind == "qrels" else 4
+        return 4 if self.kind == "run" else 3
+
+    @property
+    def keep(self) -> tuple:
+        """The fields kept, as (name, position in the line)."""
+        kept = [("query_id", 0), ("doc_id", 2), (self.value, self.value_field)]
+        if "subtopic" in self.names:
+            kept.insert(1, ("subtopic", 1))
+        return tuple(kept)
+
+    @property
+    def label(self) -> str:
+        return "subtopic qrels" if self.kind == "subtopics" else self.kind
 
 
 _LAYOUTS = {
@@ -92,6 +104,9 @@ _LAYOUTS = {
                      "grade", True),
     "run": _Layout("run", ("query_id", "Q0", "doc_id", "rank", "score", "tag"), "score",
                    "score", False),
+    # ndeval's diversity qrels: the second field is the subtopic, and it is kept
+    "subtopics": _Layout("subtopics", ("query_id", "subtopic", "doc_id", "relevance"),
+                         "relevance", "grade", True),
 }
 
 # Whitespace for trec_eval (C's isspace) and NUL; none can occur inside a field.
@@ -246,10 +261,10 @@ def _read_fast(inp: _Input, layout: _Layout, delimiter: str):
     the expected fields, each non-empty, UTF-8 and free of whitespace, and
     are dropped batch by batch. Row ``i`` is then line ``i + 1``.
     """
+    keep = [name for name, _ in layout.keep]
     types = {name: pa.binary() for name in layout.names}
-    types.update(query_id=pa.string(), doc_id=pa.string())
+    types.update({name: pa.string() for name in keep})
     types[layout.value] = pa.float64()
-    keep = ["query_id", "doc_id", layout.value]
     batches = []
     # on the calling thread: as fast here (a block is converted while the next is read),
     # and the freed buffers then return to the allocator with the rest (lower peak memory)
@@ -371,7 +386,7 @@ def _first_failing(array, convert) -> int:
 def _split_lines(inp, layout: _Layout, delimiter: str, block: int):
     """Split and check every line, batch by batch (see :func:`_read_general`)."""
     n_fields = len(layout.names)
-    parts = {"query_id": [], "doc_id": [], layout.value: []}
+    parts = {name: [] for name, _ in layout.keep}
     line_numbers = []
     base = 0
     for batch in _line_batches(inp, delimiter, block):
@@ -414,15 +429,16 @@ def _split_lines(inp, layout: _Layout, delimiter: str, block: int):
         if bad.size:
             expected = "" if layout.exact else "at least "
             raise ValueError(
-                f"{inp.name}, line {lines[good]}: malformed {layout.kind} line: expected "
+                f"{inp.name}, line {lines[good]}: malformed {layout.label} line: expected "
                 f"{expected}{n_fields} whitespace-separated fields ({' '.join(layout.names)}), "
                 f"found {int(counts[good])}"
             )
-        parts["query_id"].append(pc.list_element(fields, 0))
-        parts["doc_id"].append(pc.list_element(fields, 2))
-        parts[layout.value].append(values)
+        for name, position in layout.keep:
+            parts[name].append(values if name == layout.value
+                               else pc.list_element(fields, position))
         line_numbers.append(lines)
-    types = {"query_id": pa.string(), "doc_id": pa.string(), layout.value: pa.float64()}
+    types = {name: pa.string() for name in parts}
+    types[layout.value] = pa.float64()
     table = pa.table({name: pa.chunked_array(parts[name], types[name]) for name in parts})
     lines = np.concatenate(line_numbers) if line_numbers else np.zeros(0, np.int64)
     return table, lines
@@ -433,14 +449,14 @@ def _split_lines(inp, layout: _Layout, delimiter: str, block: int):
 
 def _read_table(source, kind: str) -> pa.Table:
     layout = _LAYOUTS[kind]
-    inp = _Input(source, kind)
+    inp = _Input(source, layout.label)
     delimiter = _sniff(inp.head())
     table = _read_fast(inp, layout, delimiter) if delimiter is not None else None
     lines = None  # row i is line i + 1
     if table is None:
         table, lines = _read_general(inp, layout)
     if table.num_rows == 0:
-        raise ValueError(f"{inp.name}: the {kind} file holds no lines")
+        raise ValueError(f"{inp.name}: the {layout.label} file holds no lines")
 
     def line(row) -> int:
         return int(lines[row]) if lines is not None else int(row) + 1
@@ -461,6 +477,12 @@ def _read_qrels_table(source) -> pa.Table:
 def _read_run_table(source) -> pa.Table:
     """A run file as a checked table ``query_id, doc_id, score`` (file order)."""
     return _read_table(source, "run")
+
+
+def _read_subtopic_table(source) -> pa.Table:
+    """A subtopic qrels file (ndeval's ``query_id subtopic doc_id grade``) as a checked
+    table ``query_id, subtopic, doc_id, relevance`` (file order)."""
+    return _read_table(source, "subtopics")
 
 
 # --- outputs ------------------------------------------------------------------------------

@@ -1,0 +1,290 @@
+r"""Evaluate a whole run for diversity, as ndeval does: subtopic qrels, one row per query.
+
+:func:`evaluate_diversity` is :func:`rankeval.evaluate` for the measures of
+:mod:`rankeval.diversity` (alpha-nDCG, alpha-DCG, ERR-IA, nERR-IA). It reads
+the subtopic judgments (``_tables``, ``trec``), numbers each judged
+(query, document) pair, ranks the run once with :func:`rankeval.rank_run`
+(which carries each ranked document's pair number as its "grade"), and
+hands every query's (documents x subtopics) matrix, with the matrix of all
+its judged documents for the ideal ranking, to the measure functions.
+
+Chapter: :doc:`/chapters/07_ndcg`.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from . import _tables
+from ._validation import check_probability, check_threshold
+from .diversity import alpha_ndcg, err_ia
+from .ranking import _choice, rank_run
+
+__all__ = ["evaluate_diversity", "DIVERSITY_MEASURES"]
+
+# name (lower case, ndeval's and ir_measures' spellings) -> (function, normalization)
+DIVERSITY_MEASURES = {
+    "alpha-ndcg": (alpha_ndcg, "ideal"),
+    "alpha_ndcg": (alpha_ndcg, "ideal"),
+    "alpha-dcg": (alpha_ndcg, "ideal_ideal"),
+    "alpha_dcg": (alpha_ndcg, "ideal_ideal"),
+    "err-ia": (err_ia, "ideal_ideal"),
+    "err_ia": (err_ia, "ideal_ideal"),
+    "nerr-ia": (err_ia, "ideal"),
+    "nerr_ia": (err_ia, "ideal"),
+}
+_NAME = re.compile(r"^\s*([A-Za-z_-]+)\s*@\s*([0-9]+)\s*$")
+
+
+def _parse(measures) -> list:
+    """``[(label, function, normalization, k)]`` of the measure names."""
+    items = [measures] if isinstance(measures, str) else measures
+    try:
+        items = list(items)
+    except TypeError:
+        raise TypeError(
+            f"measures must be a name or a list of names, got {type(measures).__name__}"
+        ) from None
+    if not items:
+        raise ValueError("measures is empty: name at least one, e.g. 'alpha-nDCG@20'")
+    parsed, seen = [], set()
+    for item in items:
+        if not isinstance(item, str):
+            raise TypeError(f"a measure must be a name such as 'alpha-nDCG@20', got {item!r}")
+        match = _NAME.match(item)
+        kind = DIVERSITY_MEASURES.get(match.group(1).lower()) if match else None
+        if kind is None or int(match.group(2)) <= 0:
+            raise ValueError(
+                f"unknown diversity measure {item!r}: use alpha-nDCG@k, alpha-DCG@k, "
+                "ERR-IA@k or nERR-IA@k with a cut-off k >= 1 (ndeval's names; ir_measures' "
+                "alpha_nDCG@k, ERR_IA@k, ... work too)"
+            )
+        if item not in seen:
+            seen.add(item)
+            parsed.append((item, *kind, int(match.group(2))))
+    return parsed
+
+
+def _judged_pairs(subtopics):
+    """Number the judged (query, document) pairs.
+
+    Returns the canonical qrels table whose ``relevance`` is each pair's number
+    (for :func:`rank_run`), and for every query of the subtopic qrels (keyed by
+    its id) the grade matrix of its judged documents: one row per pair (in the
+    pairs' order), one column per subtopic of the query.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    def encode(column):
+        encoded = pc.dictionary_encode(column).combine_chunks()
+        return encoded.indices.to_numpy().astype(np.int64), encoded.dictionary
+
+    q, q_values = encode(subtopics["query_id"])
+    d, d_values = encode(subtopics["doc_id"])
+    s, _ = encode(subtopics["subtopic"])
+    grades = subtopics["relevance"].to_numpy()
+    # the pairs, by query: np.unique sorts the keys, so each query's pairs are contiguous
+    pair_keys, pair_of_row = np.unique(q * len(d_values) + d, return_inverse=True)
+    pair_q, pair_d = np.divmod(pair_keys, len(d_values))
+    # each query's subtopics numbered 0, 1, ... in the same way
+    sub_keys, column_of_row = np.unique(q * (s.max() + 1) + s, return_inverse=True)
+    sub_q = sub_keys // (s.max() + 1)
+    sub_first = np.searchsorted(sub_q, np.arange(len(q_values)))
+    column_of_row = column_of_row - sub_first[q]
+    n_columns = np.diff(np.append(sub_first, len(sub_keys)))
+    pair_first = np.searchsorted(pair_q, np.arange(len(q_values)))
+    n_pairs = np.diff(np.append(pair_first, len(pair_keys)))
+
+    matrices = {}
+    by_query = np.argsort(q, kind="stable")
+    row_starts = np.searchsorted(q[by_query], np.arange(len(q_values) + 1))
+    for code, query in enumerate(q_values.to_pylist()):
+        rows = by_query[row_starts[code] : row_starts[code + 1]]
+        m = np.zeros((n_pairs[code], n_columns[code]))
+        m[pair_of_row[rows] - pair_first[code], column_of_row[rows]] = grades[rows]
+        matrices[query] = (m, int(pair_first[code]))
+    qrels = pa.table({
+        "query_id": q_values.take(pa.array(pair_q)),
+        "doc_id": d_values.take(pa.array(pair_d)),
+        "relevance": np.arange(len(pair_keys), dtype=np.float64),
+    })  # fmt: skip
+    return qrels, matrices
+
+
+def _descending_doc_order(qrels) -> np.ndarray:
+    """Every pair's position among its query's pairs when sorted by document id,
+    descending, byte by byte (ndeval gives ties of its greedy ideal to the larger id;
+    integer ids compare as their decimal text, as the ranking's ties do)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    docs = qrels["doc_id"]
+    if not (pa.types.is_string(docs.type) or pa.types.is_large_string(docs.type)):
+        docs = docs.cast(pa.string())
+    queries = pc.dictionary_encode(qrels["query_id"]).combine_chunks().indices
+    return pc.sort_indices(
+        pa.table({"q": queries, "d": docs}), sort_keys=[("q", "ascending"), ("d", "descending")]
+    ).to_numpy()
+
+
+def evaluate_diversity(
+    qrels,
+    run,
+    measures=("alpha-nDCG@20", "ERR-IA@20"),
+    *,
+    alpha=0.5,
+    threshold=1,
+    missing="skip",
+    score_precision="double",
+    max_docs=None,
+    columns=None,
+):
+    r"""Score every query of a run with diversity measures over subtopic judgments.
+
+    Parameters
+    ----------
+    qrels : str, os.PathLike, file, dict, pandas.DataFrame or pyarrow.Table
+        Subtopic judgments: the path of a subtopic qrels file as the TREC Web
+        tracks' ``qrels.diversity`` (``query_id subtopic doc_id grade``, the
+        second field being the subtopic; ``"-"`` for stdin, compressed files
+        read transparently, the same line rules as :mod:`rankeval.trec`),
+        ``{query_id: {subtopic: {doc_id: grade}}}`` (or a set or list of the
+        subtopic's relevant ids, grade 1), or a table with columns
+        ``query_id``, ``subtopic``, ``doc_id``, ``relevance``. A document
+        absent from a subtopic's judgments is not relevant to it; a document
+        judged for no subtopic of the query is unjudged.
+    run : str, os.PathLike, file, dict, pandas.DataFrame or pyarrow.Table
+        Ranked documents, in any form :func:`rankeval.evaluate` takes.
+    measures : str or list of str, default=("alpha-nDCG@20", "ERR-IA@20")
+        ndeval's names: ``alpha-nDCG@k`` (normalised by the greedy ideal
+        ranking), ``alpha-DCG@k`` (ndeval's collection-independent
+        normalisation), ``ERR-IA@k`` (idem) and ``nERR-IA@k`` (greedy
+        ideal); ir_measures' spellings (``alpha_nDCG@k``, ``ERR_IA@k``, ...)
+        too, in any letter case. The cut-off is required (ndeval reports 5,
+        10 and 20).
+    alpha : float, default=0.5
+        Redundancy intolerance, in [0, 1) (ndeval's ``-alpha``).
+    threshold : float, default=1
+        A subtopic grade ``>= threshold`` is relevant to the subtopic (ndeval
+        reads every positive grade as relevant; pyndeval's
+        ``relevance_level``).
+    missing : {"skip", "zero"}, default="skip"
+        Judged queries that the run lacks: left out, or scored 0 (ndeval's
+        ``-c``). Queries of the run without judgments are ignored.
+    score_precision : {"double", "float"}, default="double"
+        As in :func:`rankeval.rank_run`.
+    max_docs : int or None, default=None
+        Keep only the top ``max_docs`` of every ranking (ndeval's ``-M``).
+    columns : dict, optional
+        Column names of table inputs, canonical -> yours (``query_id``,
+        ``subtopic``, ``doc_id``, ``relevance``, ``score``, ``rank``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index ``query_id`` (sorted as in :func:`rankeval.evaluate`), one
+        float64 column per measure, labelled as given, each value in [0, 1]
+        for the normalised measures; average it with
+        :func:`rankeval.aggregate`.
+
+    Raises
+    ------
+    ValueError
+        An unknown measure, options out of range, a malformed file (file,
+        line, reason), a document judged twice for one query and subtopic or
+        listed twice in the run, or no query in common.
+
+    Notes
+    -----
+    The run is ranked by score, descending, ties by document id, descending
+    (as bytes): ndeval's ``-traditional`` order, which is trec_eval's.
+    ndeval without ``-traditional`` orders a run file by its rank column
+    instead (the same order whenever the ranks follow the scores); pyndeval
+    breaks ties by document id *ascending*. A query's subtopics are those
+    with at least one relevant judged document (ndeval's
+    ``actualSubtopics``); the ideal ranking is ndeval's greedy one over
+    every document judged for the query, ties to the larger document id. A
+    judged query with no relevant document scores 0 and counts in the mean,
+    as in ndeval. Cut-offs beyond 20 extend ndeval's formulas (ndeval stops
+    at 20). Each value is the one :func:`rankeval.alpha_ndcg` or
+    :func:`rankeval.err_ia` gives for the query's matrices.
+
+    Chapter: :doc:`/chapters/07_ndcg`.
+
+    Examples
+    --------
+    Two subtopics: ``a`` covers the first, ``b`` and ``c`` the second.
+
+    >>> from rankeval import evaluate_diversity
+    >>> qrels = {"q1": {1: {"a": 1}, 2: {"b": 1, "c": 1}}}
+    >>> run = {"q1": {"b": 3.0, "c": 2.0, "a": 1.0}}
+    >>> df = evaluate_diversity(qrels, run, ["alpha-nDCG@3", "alpha-nDCG@1"])
+    >>> df.round(4)
+              alpha-nDCG@3  alpha-nDCG@1
+    query_id
+    q1              0.9652           1.0
+
+    The run shows the second subtopic twice before the first (gains 1, 0.5, 1);
+    the ideal covers both first (gains 1, 1, 0.5):
+
+    >>> import math
+    >>> dcg = 1 + 0.5 / math.log2(3) + 1 / math.log2(4)
+    >>> ideal = 1 + 1 / math.log2(3) + 0.5 / math.log2(4)
+    >>> round(dcg / ideal, 4)
+    0.9652
+    """
+    parsed = _parse(measures)
+    alpha = check_probability(alpha, "alpha", low_open=False)
+    threshold = check_threshold(threshold)
+    _choice("missing", missing, ("skip", "zero"))
+    if columns is not None and not isinstance(columns, dict):
+        raise TypeError(f"columns must be a dict canonical name -> yours, got {columns!r}")
+    columns = dict(columns or {})
+    subtopic_names = {k: v for k, v in columns.items()
+                      if k in ("query_id", "subtopic", "doc_id", "relevance")}
+    run_names = {k: v for k, v in columns.items() if k in ("query_id", "doc_id", "score", "rank")}
+    unknown = sorted(set(columns) - set(subtopic_names) - set(run_names))
+    if unknown:
+        raise ValueError(
+            f"columns maps {unknown}, which are not canonical column names; use query_id, "
+            "subtopic, doc_id, relevance, score or rank as keys"
+        )
+    subtopics = _tables._plain(_tables._table(qrels, "subtopics", subtopic_names or None))
+    if subtopics.num_rows == 0:
+        raise ValueError("the subtopic qrels hold no judgment")
+    pair_qrels, matrices = _judged_pairs(subtopics)
+    run_t = _tables.run_table(run, columns=run_names or None)
+    ranked = rank_run(
+        pair_qrels, run_t, ties="trec_eval", missing=missing,
+        score_precision=score_precision, max_docs=max_docs,
+    )  # fmt: skip
+
+    descending = _descending_doc_order(pair_qrels)  # pairs, each query's by id descending
+    if ranked.query_ids.dtype.kind != "i":  # ids unified as text with a run of text ids
+        matrices = {str(query): value for query, value in matrices.items()}
+    runs, judged = [], []
+    for i, query in enumerate(ranked.query_ids.tolist()):
+        m, first = matrices[query]
+        pairs = ranked.grades[ranked.offsets[i] : ranked.offsets[i + 1]]
+        rows = np.zeros((max(len(pairs), 1), m.shape[1]))  # an empty ranking: one blank row
+        found = ~np.isnan(pairs)
+        rows[np.flatnonzero(found)] = m[pairs[found].astype(np.int64) - first]
+        runs.append(rows)
+        own = descending[first : first + m.shape[0]] - first
+        judged.append(m[own])
+
+    import pandas as pd
+
+    frame = pd.DataFrame({
+        label: np.atleast_1d(fn(runs, k, alpha=alpha, judgments=judged, threshold=threshold,
+                                normalization=normalization))
+        for label, fn, normalization, k in parsed
+    })  # fmt: skip
+    ids = ranked.query_ids
+    frame.index = pd.Index(
+        ids, name="query_id", dtype=ids.dtype if ids.dtype.kind == "i" else object
+    )
+    return frame
