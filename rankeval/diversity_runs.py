@@ -150,7 +150,7 @@ def evaluate_diversity(
         Subtopic judgments: the path of a subtopic qrels file as the TREC Web
         tracks' ``qrels.diversity`` (``query_id subtopic doc_id grade``, the
         second field being the subtopic; ``"-"`` for stdin, compressed files
-        read transparently, the same line rules as :mod:`rankeval.trec`),
+        read transparently, the line rules of :func:`rankeval.read_qrels`),
         ``{query_id: {subtopic: {doc_id: grade}}}`` (or a set or list of the
         subtopic's relevant ids, grade 1), or a table with columns
         ``query_id``, ``subtopic``, ``doc_id``, ``relevance``. A document
