@@ -313,12 +313,18 @@ def _parse_args(argv):
     args = parser.parse_intermixed_args(argv)
     # "-m P@2 QRELS RUN": -m takes several measures, so it swallowed the files;
     # give back to the positionals the trailing items that are files, not measures.
+    # An item that is no path is given back only while QRELS and RUN are still missing,
+    # so that a misspelt or unknown measure ("-m map Ndcg@10 q r", "-m map runid q r")
+    # stays a measure and is reported as one.
     groups = args.measures or []
     if len(args.files) < 2 and groups:
         moved = []
         while len(groups) > 1:
             item = groups[-1]
-            if item == "-" or os.path.exists(item) or not _measure_like(item):
+            missing_files = len(args.files) + len(moved) < 2
+            if item == "-" or os.path.exists(item) or (
+                missing_files and not _measure_like(item)
+            ):
                 moved.insert(0, groups.pop())
             else:
                 break

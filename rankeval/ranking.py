@@ -6,7 +6,9 @@ the ranked documents of all queries in one flat array (with offsets), plus
 what the judgments say about each query (its relevant count, its judged
 grades). :func:`rankeval.evaluate` scores those grades with the measures of
 :mod:`rankeval.measures`; any metric function of the package takes them
-too, through :meth:`RankedRun.padded` or :meth:`RankedRun.ragged`.
+too, through :meth:`RankedRun.ragged` (each query's ranking at its own length) or
+:meth:`RankedRun.padded` (one matrix, for the measures that a ranking's length
+does not change: see its Notes).
 
 The engine is **pyarrow** (pinned in ``requirements.txt``): the inputs arrive
 as Arrow tables (from ``rankeval._tables``), ids are matched by Arrow's
@@ -207,6 +209,32 @@ class RankedRun:
         ndarray of float64, shape (n_queries, width)
             Row ``i`` holds query ``i``'s grades, best rank first; ``width`` is
             the longest ranking (cut at ``k``), at least 1.
+
+        Notes
+        -----
+        A metric function reads every row of a matrix as a whole ranking of
+        ``width`` documents, so the padding counts as ranked documents that are
+        not relevant. Measures that depend on a ranking's length then differ
+        from :func:`rankeval.evaluate`'s values for the shorter rankings:
+        precision and the set measures without a cut-off (they divide by the
+        length), the first relevant position and mean rank without a cut-off
+        (a query with no relevant document gets ``width + 1``), Judged@k
+        (it divides by ``min(k, length)``). Give those :meth:`ragged`. Measures
+        that add gains (DCG, RR, ERR, RBP) or divide by ``k`` or by the
+        relevant count (P@k, nDCG@k, AP) give the same values either way.
+
+        Examples
+        --------
+        >>> from rankeval import rank_run, precision_at_k
+        >>> ranked = rank_run({"q1": {"a": 1, "b": 1}, "q2": {"x": 1}},
+        ...                   {"q1": {"a": 3.0, "b": 2.0, "c": 1.0, "d": 0.5},
+        ...                    "q2": {"x": 1.0}})
+        >>> precision_at_k(ranked.ragged())  # q2 retrieved one document, relevant
+        array([0.5, 1. ])
+        >>> precision_at_k(ranked.padded())  # q2's row read as 4 documents
+        array([0.5 , 0.25])
+        >>> precision_at_k(ranked.padded(), k=2)  # a cut-off: the same either way
+        array([1. , 0.5])
         """
         k = check_k(k)
         key = ("padded", k, repr(unjudged))

@@ -166,6 +166,22 @@ def test_measures_before_files_with_several_measures(files):
     assert rows == [("num_q", "all", "2"), ("P@2", "all", "0.5000"), ("RR", "all", "0.7500")]
 
 
+def test_a_bad_last_measure_before_the_files_is_named_as_a_measure(files):
+    # -m takes several values and swallows the files; only paths (and, while QRELS or
+    # RUN is missing, non-measures) go back to the files, so a misspelt or unknown last
+    # measure is reported as a measure, not as a missing file
+    q, r = files
+    assert parse(ok("-m", "P@2", "-m", "runid", q, r)) == parse(ok("-m", "runid", "P@2", q, r))
+    assert ("runid", "all", "r") in parse(ok("-m", "P@2", "-m", "runid", q, r))
+    bad = cli("-m", "P@2", "Ndcg@10", q, r)
+    assert bad.returncode == 1 and "unknown measure 'Ndcg@10'" in bad.stderr
+    bad = cli("-m", "P@2", "gm_map", q, r)
+    assert bad.returncode == 1 and "unknown measure 'gm_map'" in bad.stderr
+    missing = cli("-m", "P@2", q.parent / "qrelz.txt", r)  # a misspelt path stays a path
+    assert missing.returncode == 1 and "qrelz.txt" in missing.stderr
+    assert "No such file" in missing.stderr
+
+
 def test_repeated_m_adds_measures(files):
     rows = parse(ok(*files, "-m", "P@2", "-m", "RR", "-m", "AP", "MAP"))
     # MAP is AP: the first spelling is kept
