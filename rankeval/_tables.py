@@ -262,19 +262,22 @@ def _finish(table: pa.Table, kind: str, where, *, unique: bool = False) -> pa.Ta
     return table
 
 
+def _codes(column):
+    """``(codes, values)``: the distinct values of an id column (Arrow's dictionary
+    encoding, in order of first appearance) and each row's position among them (int64)."""
+    if pa.types.is_dictionary(column.type):
+        column = column.cast(column.type.value_type)
+    encoded = pc.dictionary_encode(column)
+    if isinstance(encoded, pa.ChunkedArray):
+        encoded = encoded.combine_chunks()
+    return encoded.indices.to_numpy().astype(np.int64), encoded.dictionary
+
+
 def _pair_codes(a, b) -> np.ndarray:
-    """One int64 code per row for the pair of values ``(a[i], b[i])`` (equal pairs,
-    equal codes): each column dictionary-encoded, the two codes combined."""
-    codes = []
-    for column in (a, b):
-        if pa.types.is_dictionary(column.type):
-            column = column.cast(column.type.value_type)
-        encoded = pc.dictionary_encode(column)
-        if isinstance(encoded, pa.ChunkedArray):
-            encoded = encoded.combine_chunks()
-        codes.append((encoded.indices.to_numpy().astype(np.int64), len(encoded.dictionary)))
-    (first, _), (second, n_second) = codes
-    return first * max(n_second, 1) + second
+    """One int64 code per row for the pair of values ``(a[i], b[i])``: equal pairs,
+    equal codes."""
+    (first, _), (second, values) = _codes(a), _codes(b)
+    return first * max(len(values), 1) + second
 
 
 def _text(scalar) -> str:

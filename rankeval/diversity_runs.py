@@ -24,18 +24,24 @@ from .ranking import _choice, rank_run
 
 __all__ = ["evaluate_diversity", "DIVERSITY_MEASURES"]
 
-# name (lower case, ndeval's and ir_measures' spellings) -> (function, normalization)
+# name (ndeval's, in lower case; ir_measures writes "_" for "-") -> (function, normalization)
 DIVERSITY_MEASURES = {
     "alpha-ndcg": (alpha_ndcg, "ideal"),
-    "alpha_ndcg": (alpha_ndcg, "ideal"),
     "alpha-dcg": (alpha_ndcg, "ideal_ideal"),
-    "alpha_dcg": (alpha_ndcg, "ideal_ideal"),
     "err-ia": (err_ia, "ideal_ideal"),
-    "err_ia": (err_ia, "ideal_ideal"),
     "nerr-ia": (err_ia, "ideal"),
-    "nerr_ia": (err_ia, "ideal"),
 }
 _NAME = re.compile(r"^\s*([A-Za-z_-]+)\s*@\s*([0-9]+)\s*$")
+
+
+def _kind(name: str):
+    """(function, normalization) of a measure name without its cut-off, or None."""
+    return DIVERSITY_MEASURES.get(name.strip().lower().replace("_", "-"))
+
+
+def is_diversity_name(text: str) -> bool:
+    """True if ``text`` names a diversity measure (with or without a cut-off)."""
+    return _kind(re.split(r"[@(]", text, maxsplit=1)[0]) is not None
 
 
 def _parse(measures) -> list:
@@ -54,7 +60,7 @@ def _parse(measures) -> list:
         if not isinstance(item, str):
             raise TypeError(f"a measure must be a name such as 'alpha-nDCG@20', got {item!r}")
         match = _NAME.match(item)
-        kind = DIVERSITY_MEASURES.get(match.group(1).lower()) if match else None
+        kind = _kind(match.group(1)) if match else None
         if kind is None or int(match.group(2)) <= 0:
             raise ValueError(
                 f"unknown diversity measure {item!r}: use alpha-nDCG@k, alpha-DCG@k, "
@@ -72,62 +78,51 @@ def _judged_pairs(subtopics):
 
     Returns the canonical qrels table whose ``relevance`` is each pair's number
     (for :func:`rank_run`), and for every query of the subtopic qrels (keyed by
-    its id) the grade matrix of its judged documents: one row per pair (in the
-    pairs' order), one column per subtopic of the query.
+    its id) ``(matrix, first, judged)``: the grade matrix of its judged
+    documents, one row per pair from pair number ``first`` on and one column per
+    subtopic of the query, and the same rows sorted by document id, descending,
+    byte by byte (ndeval gives ties of its greedy ideal to the larger id;
+    integer ids compare as their decimal text, as the ranking's ties do).
     """
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    def encode(column):
-        encoded = pc.dictionary_encode(column).combine_chunks()
-        return encoded.indices.to_numpy().astype(np.int64), encoded.dictionary
-
-    q, q_values = encode(subtopics["query_id"])
-    d, d_values = encode(subtopics["doc_id"])
-    s, _ = encode(subtopics["subtopic"])
+    q, q_values = _tables._codes(subtopics["query_id"])
+    d, d_values = _tables._codes(subtopics["doc_id"])
+    s, s_values = _tables._codes(subtopics["subtopic"])
     grades = subtopics["relevance"].to_numpy()
     # the pairs, by query: np.unique sorts the keys, so each query's pairs are contiguous
     pair_keys, pair_of_row = np.unique(q * len(d_values) + d, return_inverse=True)
     pair_q, pair_d = np.divmod(pair_keys, len(d_values))
-    # each query's subtopics numbered 0, 1, ... in the same way
-    sub_keys, column_of_row = np.unique(q * (s.max() + 1) + s, return_inverse=True)
-    sub_q = sub_keys // (s.max() + 1)
-    sub_first = np.searchsorted(sub_q, np.arange(len(q_values)))
+    pair_first = np.searchsorted(pair_q, np.arange(len(q_values) + 1))
+    # each query's own subtopics numbered 0, 1, ... the same way (one column per subtopic
+    # of the query, not of the collection: the matrices stay as narrow as the query)
+    sub_keys, column_of_row = np.unique(q * len(s_values) + s, return_inverse=True)
+    sub_first = np.searchsorted(sub_keys // len(s_values), np.arange(len(q_values) + 1))
     column_of_row = column_of_row - sub_first[q]
-    n_columns = np.diff(np.append(sub_first, len(sub_keys)))
-    pair_first = np.searchsorted(pair_q, np.arange(len(q_values)))
-    n_pairs = np.diff(np.append(pair_first, len(pair_keys)))
+
+    qrels = pa.table({
+        "query_id": q_values.take(pa.array(pair_q)),
+        "doc_id": d_values.take(pa.array(pair_d)),
+        "relevance": np.arange(len(pair_keys), dtype=np.float64),
+    })  # fmt: skip
+    docs = qrels["doc_id"]
+    if not (pa.types.is_string(docs.type) or pa.types.is_large_string(docs.type)):
+        docs = docs.cast(pa.string())
+    descending = pc.sort_indices(
+        pa.table({"q": pair_q, "d": docs}), sort_keys=[("q", "ascending"), ("d", "descending")]
+    ).to_numpy()
 
     matrices = {}
     by_query = np.argsort(q, kind="stable")
     row_starts = np.searchsorted(q[by_query], np.arange(len(q_values) + 1))
     for code, query in enumerate(q_values.to_pylist()):
         rows = by_query[row_starts[code] : row_starts[code + 1]]
-        m = np.zeros((n_pairs[code], n_columns[code]))
-        m[pair_of_row[rows] - pair_first[code], column_of_row[rows]] = grades[rows]
-        matrices[query] = (m, int(pair_first[code]))
-    qrels = pa.table({
-        "query_id": q_values.take(pa.array(pair_q)),
-        "doc_id": d_values.take(pa.array(pair_d)),
-        "relevance": np.arange(len(pair_keys), dtype=np.float64),
-    })  # fmt: skip
+        first, stop = int(pair_first[code]), int(pair_first[code + 1])
+        m = np.zeros((stop - first, sub_first[code + 1] - sub_first[code]))
+        m[pair_of_row[rows] - first, column_of_row[rows]] = grades[rows]
+        matrices[query] = (m, first, m[descending[first:stop] - first])
     return qrels, matrices
-
-
-def _descending_doc_order(qrels) -> np.ndarray:
-    """Every pair's position among its query's pairs when sorted by document id,
-    descending, byte by byte (ndeval gives ties of its greedy ideal to the larger id;
-    integer ids compare as their decimal text, as the ranking's ties do)."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    docs = qrels["doc_id"]
-    if not (pa.types.is_string(docs.type) or pa.types.is_large_string(docs.type)):
-        docs = docs.cast(pa.string())
-    queries = pc.dictionary_encode(qrels["query_id"]).combine_chunks().indices
-    return pc.sort_indices(
-        pa.table({"q": queries, "d": docs}), sort_keys=[("q", "ascending"), ("d", "descending")]
-    ).to_numpy()
 
 
 def evaluate_diversity(
@@ -262,19 +257,17 @@ def evaluate_diversity(
         score_precision=score_precision, max_docs=max_docs,
     )  # fmt: skip
 
-    descending = _descending_doc_order(pair_qrels)  # pairs, each query's by id descending
     if ranked.query_ids.dtype.kind != "i":  # ids unified as text with a run of text ids
         matrices = {str(query): value for query, value in matrices.items()}
     runs, judged = [], []
     for i, query in enumerate(ranked.query_ids.tolist()):
-        m, first = matrices[query]
+        m, first, by_id = matrices[query]
         pairs = ranked.grades[ranked.offsets[i] : ranked.offsets[i + 1]]
         rows = np.zeros((max(len(pairs), 1), m.shape[1]))  # an empty ranking: one blank row
         found = ~np.isnan(pairs)
-        rows[np.flatnonzero(found)] = m[pairs[found].astype(np.int64) - first]
+        rows[: len(pairs)][found] = m[pairs[found].astype(np.int64) - first]
         runs.append(rows)
-        own = descending[first : first + m.shape[0]] - first
-        judged.append(m[own])
+        judged.append(by_id)
 
     import pandas as pd
 

@@ -779,7 +779,6 @@ _SYNTAX = re.compile(
         \s*(?:@\s*(?P<cutoff>[^\s@]+))?\s*$""",
     re.VERBOSE,
 )
-_DIVERSITY = re.compile(r"^\s*(alpha[-_]n?DCG|n?ERR[-_]IA)\b", re.IGNORECASE)
 _TREC_UNDERSCORE = re.compile(r"^\s*(?P<base>[A-Za-z0-9_]+?)_(?P<cut>\d+(?:\.\d+)?)\s*$")
 
 
@@ -900,7 +899,9 @@ def parse_measure(text) -> Measure:
         decl = DECLARATIONS[_TREC_CUT[underscore.group("base")]]
         return _make(decl, _cutoff(decl, text, underscore.group("cut")), {}, text)
     match = _SYNTAX.match(text)
-    if _DIVERSITY.match(text):
+    from .diversity_runs import is_diversity_name
+
+    if is_diversity_name(text):
         raise ValueError(
             f"{text!r} is a diversity measure: it needs subtopic judgments; use "
             "rankeval.evaluate_diversity (or the command line's --subtopics)"

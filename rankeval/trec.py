@@ -96,7 +96,7 @@ class _Layout:
 
     @property
     def label(self) -> str:
-        return "subtopic qrels" if self.kind == "subtopics" else self.kind
+        return _tables._label(self.kind)
 
 
 _LAYOUTS = {
@@ -477,12 +477,6 @@ def _read_qrels_table(source) -> pa.Table:
 def _read_run_table(source) -> pa.Table:
     """A run file as a checked table ``query_id, doc_id, score`` (file order)."""
     return _read_table(source, "run")
-
-
-def _read_subtopic_table(source) -> pa.Table:
-    """A subtopic qrels file (ndeval's ``query_id subtopic doc_id grade``) as a checked
-    table ``query_id, subtopic, doc_id, relevance`` (file order)."""
-    return _read_table(source, "subtopics")
 
 
 # --- outputs ------------------------------------------------------------------------------
