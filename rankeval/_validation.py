@@ -37,6 +37,9 @@ class Batch(NamedTuple):
     grades: np.ndarray  # (n_queries, width) float64, zero-padded
     lengths: np.ndarray  # (n_queries,) int64, true length of each ranking
     single: bool  # True when the caller passed one 1-D ranking
+    # the row labels of a pandas DataFrame given as the rankings (its index), else None:
+    # per_query matches a pandas Series of per-query values by them
+    labels: object = None
 
     @property
     def n_queries(self) -> int:
@@ -134,9 +137,24 @@ def as_batch(relevance, name: str = "relevance") -> Batch:
 def _to_batch(relevance, name: str, *, judged: bool) -> Batch:
     """The checks and the padding shared by :func:`as_batch` and
     :func:`as_judged_batch`; ``judged`` lets NaN and negative grades through
-    (:func:`_judged_numeric`) and pads with NaN instead of 0."""
+    (:func:`_judged_numeric`) and pads with NaN instead of 0. A pandas DataFrame's
+    index is kept as the batch's ``labels``."""
+    labels = _row_labels(relevance)
+    batch = _to_batch_values(_frame_values(relevance), name, judged=judged)
+    if labels is not None and len(labels) == batch.n_queries and not batch.single:
+        batch = batch._replace(labels=labels)
+    return batch
+
+
+def _row_labels(x):
+    """The index of a pandas DataFrame (one query per row), else None."""
+    if type(x).__module__.split(".")[0] != "pandas" or getattr(x, "ndim", 0) != 2:
+        return None
+    return x.index
+
+
+def _to_batch_values(relevance, name: str, *, judged: bool) -> Batch:
     numeric = _judged_numeric if judged else _numeric
-    relevance = _frame_values(relevance)
     if isinstance(relevance, (str, bytes)):
         raise TypeError(f"{name} must be a sequence of numeric grades, got a string")
     if isinstance(relevance, (set, frozenset, dict)):
@@ -215,7 +233,8 @@ def _rows(items: list, name: str) -> list:
             raise ValueError(f"{name}[{i}] must be a 1-D ranking, got {r.ndim}-D")
         if r.size == 0:
             raise ValueError(
-                f"{name}[{i}] is empty: every query's ranking needs at least one item"
+                f"{name}[{i}] is empty: every query's ranking needs at least one item (a "
+                "query with no ranked document of a RankedRun: see RankedRun.ragged)"
             )
         rows.append(r)
     return rows
@@ -271,7 +290,14 @@ def check_probability(p, name: str, *, low_open=True, high_open=True) -> float:
 
 
 def per_query(value, batch: Batch, name: str, *, integer: bool = False) -> np.ndarray:
-    """Broadcast a scalar or a per-query sequence to shape (n_queries,)."""
+    """Broadcast a scalar or a per-query sequence to shape (n_queries,).
+
+    A pandas Series is matched to the rankings by its labels when the rankings came as
+    a DataFrame (its index), as pandas aligns them; otherwise only a Series with the
+    default index 0..n-1 is taken, by position. A label it lacks, or labels with
+    nothing to match them, is an error, never a value matched to the wrong query.
+    """
+    value = _aligned(value, batch, name)
     arr = np.asarray(value)
     if arr.dtype.kind not in "biuf" or arr.dtype.kind == "b":
         raise TypeError(f"{name} must be a number or a sequence of numbers, got {value!r}")
@@ -289,6 +315,32 @@ def per_query(value, batch: Batch, name: str, *, integer: bool = False) -> np.nd
             raise TypeError(f"{name} must hold whole numbers, got {value!r}")
         arr = arr.astype(np.int64)
     return arr
+
+
+def _aligned(value, batch: Batch, name: str):
+    """A pandas Series of per-query values in the order of the batch's rows."""
+    if type(value).__module__.split(".")[0] != "pandas" or getattr(value, "ndim", 0) != 1:
+        return value
+    index = value.index
+    if batch.labels is not None:
+        if not index.is_unique:
+            raise ValueError(f"{name}: its index names a query twice")
+        missing = batch.labels.difference(index)
+        if len(missing):
+            raise ValueError(
+                f"{name} has no value for {len(missing)} of the rankings' row labels, e.g. "
+                f"{missing[0]!r} (a pandas Series is matched to the rows by label)"
+            )
+        return value.reindex(batch.labels).to_numpy()
+    import pandas as pd  # (the value is a pandas object: pandas is loaded already)
+
+    if not index.equals(pd.RangeIndex(len(value))):
+        raise ValueError(
+            f"{name} is a pandas Series with labels (e.g. {index[0]!r}), but the "
+            "rankings have none to match them (give them as a DataFrame with those row "
+            f"labels, or pass {name}.to_numpy() in the order of the rankings)"
+        )
+    return value.to_numpy()
 
 
 IN_LIST = "in_list"

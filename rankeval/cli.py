@@ -214,7 +214,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "-c", "--complete", "--complete_rel_info_wanted", action="store_true", dest="complete",
         help="average over every judged query: a query missing from the run scores 0 "
-        "(trec_eval -c)",
+        "(trec_eval -c; with -q, as in trec_eval, no per-query line for it; --format tsv "
+        "and jsonl give its line too)",
     )  # fmt: skip
     p.add_argument(
         "-l", "--level", "--level_for_rel", type=float, default=1, metavar="GRADE",
@@ -353,9 +354,11 @@ def _parse_args(argv):
 
 
 def _tag_of(first_lines: bytes) -> str | None:
+    """The 6th field of the first line that is neither blank nor a ``#`` comment (the
+    reader skips both)."""
     for raw in first_lines.splitlines():
         fields = raw.decode("utf-8", "replace").lstrip("\ufeff").split()
-        if fields:
+        if fields and not fields[0].startswith("#"):
             return fields[5] if len(fields) >= 6 else None
     return None
 
@@ -446,12 +449,13 @@ def _evaluate(qrels, run, measures, args):
     if args.subtopics:
         from .diversity_runs import evaluate_diversity
 
-        return evaluate_diversity(
+        table = evaluate_diversity(
             qrels, run, [m.name for m in measures],
             alpha=0.5 if args.alpha is None else args.alpha, threshold=args.level,
             missing="zero" if args.complete else "skip",
             score_precision=args.score_precision, max_docs=args.max_docs,
         )  # fmt: skip
+        return table, None
     options = {
         "threshold": args.level,
         "ties": args.ties,
@@ -461,22 +465,28 @@ def _evaluate(qrels, run, measures, args):
         "score_precision": args.score_precision,
         "grades": args.grades,
         "max_docs": args.max_docs,
+        "columns": None,
     }
-    return runs.evaluate(qrels, run, list(measures), **options)
+    # (the table, and which of its queries the run has: -c -q prints only those)
+    return runs._evaluate(qrels, run, list(measures), **options)
 
 
 class _Result:
     """One run's values: per-query rows and summary rows, in print order."""
 
-    def __init__(self, name, tag, table, measures, labels, trec_mode, runid):
+    def __init__(self, name, tag, table, measures, labels, trec_mode, runid, in_run=None):
         self.name, self.tag = name, tag
+        # per row: does the run have the query? (None: all do) trec_eval -c averages over
+        # the judged queries the run lacks, but -q prints lines only for those it has
+        self.in_run = in_run
         self.table, self.measures, self.labels = table, measures, labels
         self.trec_mode, self.runid = trec_mode, runid
         self.kinds = [m.aggregate for m in measures]
         self.shown = [not _is_numq(m) for m in measures]  # num_q has no per-query line
 
-    def per_query(self):
-        """(query, label, value, kind) in trec_eval's order: query by query."""
+    def per_query(self, run_queries_only=False):
+        """(query, label, value, kind) in trec_eval's order: query by query; with
+        ``run_queries_only``, only the queries the run has (trec_eval's ``-c -q``)."""
         import numpy as np
 
         cols = [
@@ -484,6 +494,8 @@ class _Result:
         ]
         todo = [j for j in range(len(self.labels)) if self.shown[j]]
         for i, q in enumerate(self.table.index):
+            if run_queries_only and self.in_run is not None and not self.in_run[i]:
+                continue
             for j in todo:
                 yield str(q), self.labels[j], cols[j][i], self.kinds[j]
 
@@ -542,7 +554,7 @@ def _trec_lines(results, args):
         if several:  # one block per run
             yield f"{'runid':<22}\tall\t{r.name}\n"
         if args.per_query:
-            for q, label, value, kind in r.per_query():
+            for q, label, value, kind in r.per_query(run_queries_only=True):
                 yield f"{label:<22}\t{q}\t{_number(value, kind, args.digits)}\n"
         if args.no_summary:
             continue
@@ -674,19 +686,39 @@ def _run(argv) -> int:
             _check_distinct(run_paths, names, args.format)
         results = []
         for source, name, tag in zip(sources, names, tags, strict=True):
-            table = _evaluate(qrels, source, measures, args)
-            results.append(_Result(name, tag, table, measures, labels, trec_mode, runid))
+            table, in_run = _evaluate(qrels, source, measures, args)
+            results.append(_Result(name, tag, table, measures, labels, trec_mode, runid,
+                                   in_run))
         text = _table_text(results, args) if args.format in ("markdown", "latex") else None
     except (ValueError, TypeError, OSError, LookupError) as err:
         message = " ".join(str(err).split())  # one line
         print(f"rankeval: error: {message}", file=sys.stderr)
         return 1
-    if text is not None:
-        sys.stdout.write(text)
-    else:
-        _write_lines(_LINES[args.format](results, args), sys.stdout.write)
-    sys.stdout.flush()
+    out = sys.stdout
+    if out is None:  # started with standard output closed (`>&-`)
+        print("rankeval: error: standard output is closed: nothing to write the results to",
+              file=sys.stderr)
+        return 1
+    try:
+        if text is not None:
+            out.write(text)
+        else:
+            _write_lines(_LINES[args.format](results, args), out.write)
+        out.flush()
+    except BrokenPipeError:
+        raise  # (main: the reader stopped reading, which is no error)
+    except OSError as err:  # a full disk, a closed descriptor, ...
+        print(f"rankeval: error: cannot write the results: {err.strerror or err}",
+              file=sys.stderr)
+        _quiet_stdout()
+        return 1
     return 0
+
+
+def _quiet_stdout() -> None:
+    """Point standard output at devnull, so that the flush at exit cannot fail again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
 
 
 def main(argv=None) -> int:
@@ -696,6 +728,5 @@ def main(argv=None) -> int:
     except BrokenPipeError:
         # The reader closed the pipe (``| head -1``): stop quietly, as the Python docs
         # recommend, pointing stdout at devnull so the exit-time flush cannot fail again.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        _quiet_stdout()
         return 0

@@ -183,7 +183,19 @@ def _constant(d):
 
 
 def _rng(seed):
-    return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    """A Generator from ``seed``: None, a non-negative int or a Generator (checked here,
+    so that a bad seed is named instead of failing inside NumPy)."""
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if seed is not None:
+        if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+            raise TypeError(
+                f"seed must be None, an int or a numpy.random.Generator, got "
+                f"{type(seed).__name__} {seed!r}"
+            )
+        if seed < 0:
+            raise ValueError(f"seed must be >= 0, got {seed}")
+    return np.random.default_rng(seed)
 
 
 def _mean_difference(x, y, axis=-1):

@@ -11,8 +11,8 @@ It runs on whatever Dask scheduler is active: the threaded default, a
 ``dask.distributed.LocalCluster`` on one machine, or a cluster of many (create a
 ``dask.distributed.Client`` for it first; nothing else changes).
 
-Install with ``pip install "rankeval-book[dask]"``; ``import rankeval`` does not
-import Dask.
+Install Dask with ``pip install "dask[dataframe]" distributed`` (or install rankeval
+with its ``dask`` extra); ``import rankeval`` does not import Dask.
 
 Chapter: :doc:`/chapters/17_evaluating_at_scale`.
 """
@@ -41,8 +41,7 @@ def _require():
         import dask.dataframe as dd
     except ImportError as err:  # pragma: no cover - depends on the installation
         raise ImportError(
-            'rankeval.dask needs Dask: pip install "rankeval-book[dask]" '
-            "(dask[dataframe] and distributed)"
+            'rankeval.dask needs Dask: pip install "dask[dataframe]" distributed'
         ) from err
     return dd
 

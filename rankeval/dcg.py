@@ -333,6 +333,13 @@ def _ideal_gains(ideal, batch, gains, gain):
             f"ideal holds {ib.n_queries} queries but relevance holds {batch.n_queries}; "
             "give the judged grades of every query"
         )
+    if ib.labels is not None and not ib.labels.equals(
+        batch.labels if batch.labels is not None else type(ib.labels)(range(ib.n_queries))
+    ):
+        raise ValueError(
+            "ideal is a DataFrame whose row labels are not those of relevance, in the same "
+            "order: its rows are matched to the rankings by position (reindex it first)"
+        )
     ideal_gains = -np.sort(-_gains(ib, gain), axis=1)
     # The ranked items are judged items of the query, so the j-th best gain of the
     # ranking can never exceed the j-th best gain of the ideal list.

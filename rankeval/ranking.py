@@ -98,6 +98,10 @@ class RankedRun:
         lists from (trec_eval's view of the qrels).
     judged_offsets : ndarray of int64, shape (n + 1,)
         Where each query's grades start in ``judged``.
+    in_run : ndarray of bool, shape (n,)
+        True for a query with at least one line in the run; False for a query
+        that only ``missing="zero"`` brings in (judged, never retrieved: trec_eval
+        ``-c`` averages over it but ``-q`` prints no line for it).
 
     Chapter: :doc:`/chapters/13_evaluating_a_run`.
     """
@@ -111,7 +115,12 @@ class RankedRun:
     tie_groups: np.ndarray | None
     judged: np.ndarray = field(repr=False)
     judged_offsets: np.ndarray = field(repr=False)
+    in_run: np.ndarray | None = field(default=None, repr=False)  # None: every query
     _cache: dict = field(default_factory=dict, repr=False)
+
+    def __post_init__(self):
+        if self.in_run is None:
+            object.__setattr__(self, "in_run", np.ones(len(self.query_ids), dtype=bool))
 
     def __len__(self) -> int:
         return len(self.query_ids)
@@ -139,6 +148,7 @@ class RankedRun:
             None if self.tie_groups is None else self.tie_groups[a:b],
             self.judged[ja:jb],
             self.judged_offsets[start : stop + 1] - ja,
+            self.in_run[start:stop],
         )
 
     def chunks(self, max_cells=1 << 24):
@@ -246,7 +256,27 @@ class RankedRun:
         return self._cache[key]
 
     def ragged(self, k=None, unjudged=0.0) -> list:
-        """The ranked grades as a list of 1-D arrays (one per query), cut at ``k``."""
+        """The ranked grades as a list of 1-D arrays (one per query), cut at ``k``.
+
+        A query without a ranked document (judged but missing from the run, brought
+        in by ``missing="zero"``, or left empty by ``judged_only=True``) is an empty
+        array. The metric functions refuse an empty ranking (it has no items to score:
+        for P without a cut-off or MR the value would be a choice, not a count), so
+        score the non-empty ones and give the empty ones the value of your convention;
+        :func:`rankeval.evaluate` gives them 0 (k + 1 for FRP@k and MR@k).
+
+        >>> from rankeval import rank_run, precision_at_k
+        >>> ranked = rank_run({"q1": {"a": 1}, "q2": {"x": 1}}, {"q1": {"a": 2.0}},
+        ...                   missing="zero")
+        >>> [g.tolist() for g in ranked.ragged()]
+        [[1.0], []]
+        >>> import numpy as np
+        >>> scored = ranked.lengths > 0
+        >>> p = np.zeros(len(ranked))
+        >>> p[scored] = precision_at_k([g for g in ranked.ragged() if g.size], 1)
+        >>> p.tolist()
+        [1.0, 0.0]
+        """
         k = check_k(k)
         g = self._flat(None, unjudged)
         return [
@@ -840,4 +870,5 @@ def rank_run(
         tie_groups=tie_groups,
         judged=judged[j_order],
         judged_offsets=j_offsets,
+        in_run=present[selected],
     )

@@ -173,6 +173,18 @@ def evaluate(
 
     In q1, the relevant documents stand at ranks 1 and 4: AP = (1/1 + 2/4) / 2.
     """
+    frame, _ = _evaluate(
+        qrels, run, measures, threshold=threshold, ties=ties, ideal=ideal, missing=missing,
+        judged_only=judged_only, score_precision=score_precision, grades=grades,
+        max_docs=max_docs, columns=columns,
+    )  # fmt: skip
+    return frame
+
+
+def _evaluate(qrels, run, measures, *, threshold, ties, ideal, missing, judged_only,
+              score_precision, grades, max_docs, columns):  # fmt: skip
+    """:func:`evaluate`'s table, and for each of its rows whether the query has a line in
+    the run (the command line's ``-c -q`` prints no line for the others, as trec_eval)."""
     items = [measures] if isinstance(measures, (str, Measure)) else measures
     if hasattr(items, "__iter__") and not isinstance(items, (str, Measure)):
         items = list(items)
@@ -206,9 +218,10 @@ def evaluate(
     frame.index = pd.Index(
         ids, name="query_id", dtype=ids.dtype if ids.dtype.kind == "i" else object
     )
+    in_run = ranked.in_run
     del ranked, values, ids
     _release()  # Arrow's freed pages go back to the system before the next call
-    return frame
+    return frame, in_run
 
 
 def aggregate(frame, measures=None):

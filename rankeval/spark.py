@@ -6,7 +6,7 @@ each partition with :func:`rankeval.evaluate` (through
 ``rankeval._partition.evaluate_partition``) by ``mapInArrow``: each partition's Arrow batches are
 gathered, scored, and the per-query values come back as a Spark DataFrame.
 
-Install with ``pip install "rankeval-book[spark]"`` (PySpark, which needs a Java
+Install with ``pip install pyspark`` (PySpark, which needs a Java
 runtime: Debian's ``default-jre-headless``); ``import rankeval`` does not import
 PySpark.
 
@@ -31,8 +31,8 @@ def _require():
         import pyspark.sql  # noqa: F401
     except ImportError as err:  # pragma: no cover - depends on the installation
         raise ImportError(
-            'rankeval.spark needs PySpark: pip install "rankeval-book[spark]" '
-            "(and a Java runtime, e.g. Debian's default-jre-headless)"
+            "rankeval.spark needs PySpark: pip install pyspark (and a Java runtime, "
+            "e.g. Debian's default-jre-headless)"
         ) from err
 
 

@@ -4,6 +4,7 @@ import contextlib
 import gzip
 import io
 import json
+import os
 import re
 import subprocess
 import sys
@@ -293,6 +294,18 @@ def test_complete_num_q_counts_only_queries_the_mean_uses(files):
     assert rows == [("num_q", "all", "2"), ("FRP", "all", f"{(1 + 2) / 2:.4f}")]
 
 
+def test_complete_prints_no_query_line_for_a_query_the_run_lacks(files):
+    # trec_eval -c -q: q3 (judged, never retrieved) counts in the mean as 0, but the
+    # per-query lines are those of the queries in the run, as without -c
+    rows = parse(ok(*files, "-c", "-q", "-m", "RR"))
+    assert rows == [
+        ("RR", "q1", "1.0000"),
+        ("RR", "q2", "0.5000"),
+        ("num_q", "all", "3"),
+        ("RR", "all", f"{(1 + 0.5 + 0) / 3:.4f}"),
+    ]
+
+
 def test_counts_are_integers_and_summed(files):
     out = ok(*files, "-q", "-m", "num_ret", "num_rel", "num_rel_ret", "map")
     rows = parse(out)
@@ -567,6 +580,35 @@ def test_runid_from_compressed_runs(files, tmp_path):
     packed = gzip.compress(RUN.encode())
     rows = parse(ok(files[0], tmp_path / "b.bz2", "-", "-m", "AP", stdin=packed))
     assert [v for n, _, v in rows if n == "runid"] == ["s2", "r"]
+
+
+def test_runid_skips_comment_lines(files, tmp_path):
+    # the reader skips a leading '#' line; the tag must not come from it either
+    run = tmp_path / "commented.txt"
+    run.write_text("# produced by bm25 k1 0.9 b 0.4\n\n" + RUN2)
+    rows = parse(ok(files[0], run, "-m", "runid", "-m", "AP"))
+    assert rows[0] == ("runid", "all", "s2")
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full (Linux)")
+def test_an_output_that_cannot_be_written_is_one_error_line(files):
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run(
+            [sys.executable, "-m", "rankeval", "-q", "-m", "AP", *map(str, files)],
+            stdout=full, stderr=subprocess.PIPE, timeout=120,
+        )  # fmt: skip
+    assert proc.returncode == 1
+    [line] = proc.stderr.decode().splitlines()
+    assert line.startswith("rankeval: error: cannot write the results")
+    # standard output closed altogether (`>&-`)
+    proc = subprocess.run(
+        [sys.executable, "-m", "rankeval", "-m", "AP", *map(str, files)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=120,
+        preexec_fn=lambda: os.close(1),
+    )  # fmt: skip
+    assert proc.returncode == 1
+    [line] = proc.stderr.decode().splitlines()
+    assert "standard output is closed" in line
 
 
 def test_help_lists_every_measure():

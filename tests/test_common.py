@@ -284,6 +284,41 @@ def test_dataframe_values_not_labels_regression():
     np.testing.assert_array_equal(recall_at_k(frame, 1), [1 / 3, 1 / 3])
 
 
+def test_a_labelled_series_of_counts_is_matched_by_label_regression():
+    # A qrels count (groupby(...).size(), sorted by id) beside a frame in another row
+    # order: matched by position it gave [0.5, 0.5] for these rows, with no warning.
+    frame = pd.DataFrame([[1, 0, 0], [1, 1, 0]], index=["q2", "q1"])
+    counts = pd.Series({"q1": 2, "q2": 4, "q9": 1})  # a query without a row is ignored
+    # q2: one relevant item at rank 1 of 4 relevant: AP = 1/4; q1: both of its 2 found
+    np.testing.assert_allclose(average_precision(frame, n_relevant=counts), [1 / 4, 1.0])
+    np.testing.assert_allclose(recall_at_k(frame, 3, n_relevant=counts), [1 / 4, 2 / 2])
+    # the same numbers in the frame's order, without labels
+    np.testing.assert_allclose(average_precision(frame, n_relevant=[4, 2]), [1 / 4, 1.0])
+
+
+def test_a_labelled_series_that_cannot_be_matched_is_refused():
+    frame = pd.DataFrame([[1, 0, 0], [1, 1, 0]], index=["q2", "q1"])
+    with pytest.raises(ValueError, match=r"no value for 1 .* e\.g\. 'q2'"):
+        recall_at_k(frame, 3, n_relevant=pd.Series({"q1": 2, "q3": 4}))
+    with pytest.raises(ValueError, match="names a query twice"):
+        recall_at_k(frame, 3, n_relevant=pd.Series([2, 4, 4], index=["q1", "q2", "q2"]))
+    # rankings without labels: a Series with labels has nothing to be matched with
+    with pytest.raises(ValueError, match=r"labels \(e\.g\. 'q1'\).*to_numpy"):
+        recall_at_k([[1, 0], [1, 1]], 2, n_relevant=pd.Series({"q1": 2, "q2": 4}))
+    # ... while a Series with the default index is read by position
+    np.testing.assert_allclose(
+        recall_at_k([[1, 0], [1, 1]], 2, n_relevant=pd.Series([2, 4])), [1 / 2, 2 / 4]
+    )
+
+
+def test_an_ideal_frame_in_another_row_order_is_refused():
+    frame = pd.DataFrame([[1, 0, 0], [1, 1, 0]], index=["q2", "q1"])
+    same = pd.DataFrame([[1, 1, 1], [1, 1, 0]], index=["q2", "q1"])
+    np.testing.assert_allclose(ndcg(frame, ideal=same), ndcg(frame, ideal=same.to_numpy()))
+    with pytest.raises(ValueError, match="row labels are not those of relevance"):
+        ndcg(frame, ideal=same.iloc[::-1])
+
+
 # --- bad inputs ------------------------------------------------------------------------
 
 BAD_RELEVANCE = [

@@ -370,6 +370,23 @@ def test_default_seed_is_reproducible():
     assert bootstrap_ci(a, b) == bootstrap_ci(a, b)
 
 
+@pytest.mark.parametrize(
+    "seed, exc, match",
+    [("x", TypeError, "got str 'x'"), (1.5, TypeError, "got float 1.5"),
+     (True, TypeError, "got bool True"), (-1, ValueError, "seed must be >= 0")],
+)  # fmt: skip
+def test_bad_seed_is_named(seed, exc, match):
+    a, b = scores(3, n=20)
+    with pytest.raises(exc, match=match):
+        paired_test(a, b, test="permutation", seed=seed)
+    with pytest.raises(exc, match=match):
+        bootstrap_ci(a, b, seed=seed)
+    # an int from NumPy and a Generator are seeds
+    assert paired_test(a, b, test="permutation", seed=np.int64(3)) == paired_test(
+        a, b, test="permutation", seed=np.random.default_rng(3)
+    )
+
+
 # --- several measures, several systems, reports ------------------------------------------
 
 

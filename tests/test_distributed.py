@@ -122,7 +122,7 @@ def test_partition_needs_its_columns():
 
 # --- Dask ------------------------------------------------------------------------------
 
-dd = pytest.importorskip("dask.dataframe", reason='pip install "rankeval-book[dask]"')
+dd = pytest.importorskip("dask.dataframe", reason='pip install "dask[dataframe]" distributed')
 import rankeval.dask  # noqa: E402
 
 
@@ -218,7 +218,7 @@ def _java_or_skip():
 
 @pytest.fixture(scope="module")
 def spark():
-    pytest.importorskip("pyspark", reason='pip install "rankeval-book[spark]"')
+    pytest.importorskip("pyspark", reason='pip install pyspark')
     _java_or_skip()
     os.environ["PYSPARK_PYTHON"] = sys.executable  # the workers use this venv
     from pyspark.sql import SparkSession
