@@ -6,7 +6,8 @@ The chapters cite author-year (``bibtex_reference_style: author_year``): one aut
 pybtex's own label styles give "[JK02]" or "[1]" instead, so the list on
 reference/bibliography.md would not match what the text shows. This extension
 registers a pybtex formatting style, ``bookauthoryear``, that labels each entry with
-exactly the in-text form and sorts the list by that label; ``bibtex_default_style``
+exactly the in-text form, sorts the list by that label and keeps each title's case as
+references.bib writes it; ``bibtex_default_style``
 in _config.yml selects it.
 """
 
@@ -19,6 +20,7 @@ from pybtex.richtext import Text
 from pybtex.style.formatting.unsrt import Style as UnsrtStyle
 from pybtex.style.labels import BaseLabelStyle
 from pybtex.style.sorting import BaseSortingStyle
+from pybtex.style.template import field, sentence
 from sphinx.application import Sphinx
 
 NAME = "bookauthoryear"
@@ -62,6 +64,14 @@ class ByLabel(BaseSortingStyle):
 class BookAuthorYearStyle(UnsrtStyle):
     default_label_style = AuthorYearLabels
     default_sorting_style = ByLabel
+
+    def format_title(self, e, which_field, as_sentence=True):
+        """The title as references.bib writes it (title case), not lowercased.
+
+        pybtex's unsrt turns an article's or a paper's title into sentence case, which
+        also lowercases names and headings ("3.2.5 model evaluation -- part 4")."""
+        title = field(which_field)
+        return sentence[title] if as_sentence else title
 
 
 def _remember_plugin_lookups() -> None:

@@ -49,11 +49,16 @@ Ranking Evaluation, executable: the notebooks
 Run them locally (Python 3.11 or newer), in this folder:
 
     python3 -m venv .venv && . .venv/bin/activate
-    pip install -r requirements.txt {wheel} jupyterlab
+    pip install -r requirements.txt {wheel} jupyterlab jupyterlab-myst
     jupyter lab chapters/   # then open any chapter
 
 The wheel installs the library `rankeval` (distribution name rankeval-book). Keep the
 layout: the chapters import chapters/bookstyle.py and read data/ as ../data.
+
+The text cells are MyST Markdown: jupyterlab-myst shows their maths, notes and folded
+solutions as the website does. Numbers glued into the text, {{glue:text}}`name`, are
+filled in only on the website and in the PDF; in Jupyter each names a value that a cell
+of the chapter computes.
 """
 
 
@@ -153,7 +158,7 @@ def run_box(app: Sphinx, docname: str) -> nodes.admonition:
     second = nodes.paragraph()
     second += nodes.Text("In that folder: ")
     second += nodes.literal(
-        text=f"pip install -r requirements.txt jupyterlab {files['wheel']}"
+        text=f"pip install -r requirements.txt jupyterlab jupyterlab-myst {files['wheel']}"
     )
     second += nodes.Text(" (")
     second += _link("the rankeval wheel", href(files["wheel"]))

@@ -2,7 +2,8 @@
 
 A local HTTP server (a thread of this process) serves the build on 127.0.0.1; Chromium,
 driven by Selenium through Debian's ChromeDriver, opens each page once, 1300 px wide,
-opens every dropdown (exercise solutions, hidden code cells: every <details>) and records
+opens every dropdown (exercise solutions, hidden code cells: every <details> and every
+sphinx-togglebutton admonition) and records
 what a reader would meet. The tests below then check, for every page: no JavaScript error
 in the console, every formula typeset by MathJax (folded-out solutions included), every
 image loaded, every same-site link answered, no request to any other host, no output or
@@ -66,6 +67,11 @@ const settle = async () => {
   // page again here would not be what a reader gets (and would typeset MathJax's own
   // assistive MathML a second time), so math it left bare is reported, not retried.
   document.querySelectorAll('details').forEach(d => { d.open = true; });
+  // sphinx-togglebutton's dropdowns (an admonition with the class "dropdown"): its button
+  document.querySelectorAll('.toggle-hidden').forEach(el => {
+    const button = el.querySelector('button.toggle-button');
+    if (button) { button.click(); }
+  });
   await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
   for (const img of document.images) { img.loading = 'eager'; }
   const t0 = Date.now();
@@ -93,8 +99,8 @@ settle().then(status => {
     images: [...document.images].map(i => ({src: i.currentSrc || i.src,
                                             ok: i.complete && i.naturalWidth > 0})),
     links: [...document.querySelectorAll('a[href]')].map(a => a.href),
-    dropdowns: document.querySelectorAll('details').length,
-    closedDropdowns: document.querySelectorAll('details:not([open])').length,
+    dropdowns: document.querySelectorAll('details, .toggle').length,
+    closedDropdowns: document.querySelectorAll('details:not([open]), .toggle-hidden').length,
     tooWide: tooWide(),
   });
 });
@@ -341,7 +347,9 @@ def test_every_formula_is_typeset(visits):
 
 
 def test_every_dropdown_was_opened(visits):
-    """The math check above saw folded-out solutions too: every <details> was open."""
+    """The math check above saw folded-out solutions too: every dropdown was open (a
+    <details>, as sphinx-design and myst-nb's hidden cells make them, or a
+    sphinx-togglebutton admonition)."""
     closed = {v.page: v.state["closedDropdowns"] for v in visits.values()
               if v.state["closedDropdowns"]}
     assert not closed, f"dropdowns left closed: {closed}"
