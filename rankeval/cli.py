@@ -672,7 +672,7 @@ def _run(argv) -> int:
         else:
             items = args.measures or ["official"]
             measures, labels, trec_mode, runid = _parse_items(items)
-        if not measures:
+        if not measures and not (runid and args.format == "trec_eval"):
             raise ValueError("no measure to compute: give -m with at least one measure")
         qrels_path, run_paths = args.files[0], args.files[1:]
         stdin = _read_stdin() if "-" in args.files else None
@@ -686,10 +686,19 @@ def _run(argv) -> int:
             _check_distinct(run_paths, names, args.format)
         results = []
         for source, name, tag in zip(sources, names, tags, strict=True):
+            if not measures:  # `-m runid` alone: as trec_eval, only each run's tag, once
+                from .trec import read_run  # the run is read (and checked) all the same
+
+                read_run(source, as_table=True)
+                continue
             table, in_run = _evaluate(qrels, source, measures, args)
             results.append(_Result(name, tag, table, measures, labels, trec_mode, runid,
                                    in_run))
         text = _table_text(results, args) if args.format in ("markdown", "latex") else None
+        if not measures:
+            one = len(names) == 1
+            text = "".join(f"{'runid':<22}\tall\t{(tag or name) if one else name}\n"
+                           for name, tag in zip(names, tags, strict=True))
     except (ValueError, TypeError, OSError, LookupError) as err:
         message = " ".join(str(err).split())  # one line
         print(f"rankeval: error: {message}", file=sys.stderr)

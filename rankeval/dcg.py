@@ -333,9 +333,11 @@ def _ideal_gains(ideal, batch, gains, gain):
             f"ideal holds {ib.n_queries} queries but relevance holds {batch.n_queries}; "
             "give the judged grades of every query"
         )
-    if ib.labels is not None and not ib.labels.equals(
-        batch.labels if batch.labels is not None else type(ib.labels)(range(ib.n_queries))
-    ):
+    if ib.labels is not None:  # ideal came as a pandas DataFrame: pandas is loaded
+        import pandas as pd
+
+        expected = batch.labels if batch.labels is not None else pd.RangeIndex(ib.n_queries)
+    if ib.labels is not None and not ib.labels.equals(expected):
         raise ValueError(
             "ideal is a DataFrame whose row labels are not those of relevance, in the same "
             "order: its rows are matched to the rankings by position (reindex it first)"

@@ -590,6 +590,21 @@ def test_runid_skips_comment_lines(files, tmp_path):
     assert rows[0] == ("runid", "all", "s2")
 
 
+def test_runid_alone_prints_each_runs_tag(files, tmp_path):
+    # trec_eval -m runid: one line per run, no measure; the run is still read and checked
+    (tmp_path / "run2.txt").write_text(RUN2)
+    assert parse(ok(*files, "-m", "runid")) == [("runid", "all", "r")]
+    rows = parse(ok(files[0], files[1], tmp_path / "run2.txt", "-m", "runid"))
+    assert rows == [("runid", "all", "r"), ("runid", "all", "s2")]
+    (tmp_path / "bad.txt").write_text("q1 Q0 a 1 x r\n")
+    result = cli(files[0], tmp_path / "bad.txt", "-m", "runid")
+    assert result.returncode == 1 and result.stdout == ""
+    assert "line 1" in result.stderr and "not a number" in result.stderr
+    # the other formats have no runid-only form
+    result = cli(*files, "-m", "runid", "--format", "tsv")
+    assert result.returncode == 1 and "no measure to compute" in result.stderr
+
+
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full (Linux)")
 def test_an_output_that_cannot_be_written_is_one_error_line(files):
     with open("/dev/full", "w") as full:
