@@ -332,15 +332,34 @@ def _aligned(value, batch: Batch, name: str):
                 f"{missing[0]!r} (a pandas Series is matched to the rows by label)"
             )
         return value.reindex(batch.labels).to_numpy()
-    import pandas as pd  # (the value is a pandas object: pandas is loaded already)
-
-    if not index.equals(pd.RangeIndex(len(value))):
+    if not index.equals(_positions(len(value))):
         raise ValueError(
             f"{name} is a pandas Series with labels (e.g. {index[0]!r}), but the "
             "rankings have none to match them (give them as a DataFrame with those row "
             f"labels, or pass {name}.to_numpy() in the order of the rankings)"
         )
     return value.to_numpy()
+
+
+def _positions(n: int):
+    """pandas' default index 0..n-1 (called only when a pandas object is at hand, so
+    pandas is loaded already)."""
+    import pandas as pd
+
+    return pd.RangeIndex(n)
+
+
+def check_same_rows(other: Batch, batch: Batch, name: str) -> None:
+    """Refuse ``other`` (rankings of the same queries, matched to ``batch`` row by row)
+    when it came as a DataFrame whose row labels are not ``batch``'s, in order."""
+    if other.labels is None:
+        return
+    expected = batch.labels if batch.labels is not None else _positions(other.n_queries)
+    if not other.labels.equals(expected):
+        raise ValueError(
+            f"{name} is a DataFrame whose row labels are not those of relevance, in the "
+            "same order: its rows are matched to the rankings by position (reindex it first)"
+        )
 
 
 IN_LIST = "in_list"

@@ -548,18 +548,22 @@ def _write_lines(lines, write, batch=4096):
     write("".join(buffer))
 
 
+def _runid_line(value) -> str:
+    return f"{'runid':<22}\tall\t{value}\n"
+
+
 def _trec_lines(results, args):
     several = len(results) > 1
     for r in results:
         if several:  # one block per run
-            yield f"{'runid':<22}\tall\t{r.name}\n"
+            yield _runid_line(r.name)
         if args.per_query:
             for q, label, value, kind in r.per_query(run_queries_only=True):
                 yield f"{label:<22}\t{q}\t{_number(value, kind, args.digits)}\n"
         if args.no_summary:
             continue
         if r.runid and not several:
-            yield f"{'runid':<22}\tall\t{r.tag or r.name}\n"
+            yield _runid_line(r.tag or r.name)
         for label, value, kind in r.summary():
             yield f"{label:<22}\tall\t{_number(value, kind, args.digits)}\n"
 
@@ -684,21 +688,22 @@ def _run(argv) -> int:
             names = list(tags)
         if args.format in ("markdown", "latex"):
             _check_distinct(run_paths, names, args.format)
-        results = []
-        for source, name, tag in zip(sources, names, tags, strict=True):
-            if not measures:  # `-m runid` alone: as trec_eval, only each run's tag, once
-                from .trec import read_run  # the run is read (and checked) all the same
+        if not measures:  # `-m runid` alone: as trec_eval, only each run's tag
+            from .trec import read_run
 
+            for source in sources:  # each run is read (and checked) all the same
                 read_run(source, as_table=True)
-                continue
-            table, in_run = _evaluate(qrels, source, measures, args)
-            results.append(_Result(name, tag, table, measures, labels, trec_mode, runid,
-                                   in_run))
-        text = _table_text(results, args) if args.format in ("markdown", "latex") else None
-        if not measures:
             one = len(names) == 1
-            text = "".join(f"{'runid':<22}\tall\t{(tag or name) if one else name}\n"
+            text = "".join(_runid_line((tag or name) if one else name)
                            for name, tag in zip(names, tags, strict=True))
+        else:
+            results = []
+            for source, name, tag in zip(sources, names, tags, strict=True):
+                table, in_run = _evaluate(qrels, source, measures, args)
+                results.append(_Result(name, tag, table, measures, labels, trec_mode, runid,
+                                       in_run))
+            one_table = args.format in ("markdown", "latex")
+            text = _table_text(results, args) if one_table else None
     except (ValueError, TypeError, OSError, LookupError) as err:
         message = " ".join(str(err).split())  # one line
         print(f"rankeval: error: {message}", file=sys.stderr)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import as_batch, check_k, check_real, finish
+from ._validation import as_batch, check_k, check_real, check_same_rows, finish
 
 __all__ = ["dcg", "ndcg"]
 
@@ -333,15 +333,7 @@ def _ideal_gains(ideal, batch, gains, gain):
             f"ideal holds {ib.n_queries} queries but relevance holds {batch.n_queries}; "
             "give the judged grades of every query"
         )
-    if ib.labels is not None:  # ideal came as a pandas DataFrame: pandas is loaded
-        import pandas as pd
-
-        expected = batch.labels if batch.labels is not None else pd.RangeIndex(ib.n_queries)
-    if ib.labels is not None and not ib.labels.equals(expected):
-        raise ValueError(
-            "ideal is a DataFrame whose row labels are not those of relevance, in the same "
-            "order: its rows are matched to the rankings by position (reindex it first)"
-        )
+    check_same_rows(ib, batch, "ideal")
     ideal_gains = -np.sort(-_gains(ib, gain), axis=1)
     # The ranked items are judged items of the query, so the j-th best gain of the
     # ranking can never exceed the j-th best gain of the ideal list.

@@ -3,12 +3,11 @@
 A local HTTP server (a thread of this process) serves the build on 127.0.0.1; Chromium,
 driven by Selenium through Debian's ChromeDriver, opens each page once, 1300 px wide,
 opens every dropdown (exercise solutions, hidden code cells: every <details> and every
-sphinx-togglebutton admonition) and records
-what a reader would meet. The tests below then check, for every page: no JavaScript error
-in the console, every formula typeset by MathJax (folded-out solutions included), every
-image loaded, every same-site link answered, no request to any other host, no output or
-code block wider than the content column at 1300 px, and no sideways scrolling of the
-page on a 400 px phone screen. The search page must find the nDCG chapter.
+sphinx-togglebutton admonition) and records what a reader would meet. The tests below
+then check, for every page: no JavaScript error in the console, every formula typeset by
+MathJax (folded-out solutions included), every image loaded, every same-site link
+answered, no request to any other host, no output or code block wider than the content
+column at 1300 px, and no sideways scrolling of the page on a 400 px phone screen. The search page must find the nDCG chapter.
 Three screenshots go to _build/screenshots/; with UPDATE_SCREENSHOTS=1 they are also copied
 to screenshots/, the committed ones the README shows (so a plain check leaves git clean).
 
