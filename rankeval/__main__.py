@@ -1,6 +1,6 @@
 """``python -m rankeval [options] QRELS RUN [RUN ...]``: the command line of :mod:`rankeval.cli`.
 
-Chapter: :doc:`/chapters/13_evaluating_a_run`.
+Chapter: :doc:`/chapters/14_evaluating_a_run`.
 """
 
 import sys

@@ -13,7 +13,7 @@ order of the run's rows decides ties, and a shuffle does not keep that order: th
 adapters then add a column ``order`` (the row's position in the input run), by which
 the partition function puts the run rows back in input order.
 
-Chapter: :doc:`/chapters/17_evaluating_at_scale`.
+Chapter: :doc:`/chapters/20_evaluating_at_scale`.
 """
 
 from __future__ import annotations
@@ -122,7 +122,7 @@ def evaluate_partition(batch, measures, **conventions):
     ignored, and judged queries without a run are skipped or, with
     ``missing="zero"``, scored as empty rankings.
 
-    Chapter: :doc:`/chapters/17_evaluating_at_scale`.
+    Chapter: :doc:`/chapters/20_evaluating_at_scale`.
 
     Examples
     --------

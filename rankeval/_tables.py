@@ -38,7 +38,7 @@ The sources understood:
   canonical column names or a ``columns`` mapping to the caller's names. A
   run frame with a ``rank`` column and no ``score`` gets ``score = -rank``.
 
-Chapter: :doc:`/chapters/13_evaluating_a_run`.
+Chapter: :doc:`/chapters/14_evaluating_a_run`.
 """
 
 from __future__ import annotations
@@ -103,7 +103,7 @@ def qrels_table(source, *, columns=None) -> pa.Table:
     judged. Grades stay as given (``0.5`` is kept); negative grades are kept
     too (trec_eval reads them as judged non-relevant).
 
-    Chapter: :doc:`/chapters/13_evaluating_a_run`.
+    Chapter: :doc:`/chapters/14_evaluating_a_run`.
 
     Examples
     --------
@@ -155,7 +155,7 @@ def run_table(source, *, columns=None) -> pa.Table:
     for the first, ``1`` for the last), so that any ranking by score keeps
     the list's order. A query with an empty dict or list has no row.
 
-    Chapter: :doc:`/chapters/13_evaluating_a_run`.
+    Chapter: :doc:`/chapters/14_evaluating_a_run`.
 
     Examples
     --------

@@ -1,6 +1,6 @@
 """bpref: binary preference, a measure built for incomplete judgments.
 
-Chapter: :doc:`/chapters/14_conventions`.
+Chapter: :doc:`/chapters/15_conventions`.
 """
 
 from __future__ import annotations
@@ -78,7 +78,7 @@ def bpref(relevance, *, n_relevant, n_nonrelevant, threshold=1):
     Names: trec_eval ``bpref`` (9 and 10 agree), ir_measures ``Bpref``,
     parameter ``rel`` = ``threshold``. trec_eval's ``-J`` has no effect on it.
 
-    Chapter: :doc:`/chapters/14_conventions`.
+    Chapter: :doc:`/chapters/15_conventions`.
 
     References
     ----------

@@ -49,7 +49,7 @@ unreadable file) print one line ``rankeval: error: ...`` on stderr and exit
 with status 1; bad command-line usage exits with status 2. Output into a
 closed pipe (``| head -1``) ends quietly with status 0.
 
-Chapter: :doc:`/chapters/13_evaluating_a_run`.
+Chapter: :doc:`/chapters/14_evaluating_a_run`.
 """
 
 from __future__ import annotations

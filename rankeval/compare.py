@@ -21,7 +21,7 @@ The tests themselves are SciPy's (``ttest_rel``, ``wilcoxon``,
 with random sign flips for the sampled one, ``bootstrap``); SciPy is imported
 only when called.
 
-Chapter: :doc:`/chapters/15_comparing_systems`.
+Chapter: :doc:`/chapters/17_comparing_systems`.
 """
 
 from __future__ import annotations
@@ -283,7 +283,7 @@ def paired_test(a, b, *, test="t", alternative="two-sided", n_resamples=10_000, 
     difference is at least as extreme as the observed one (SciPy adds the
     observed pattern to the count when sampling at random).
 
-    Chapter: :doc:`/chapters/15_comparing_systems`.
+    Chapter: :doc:`/chapters/17_comparing_systems`.
 
     References
     ----------
@@ -463,7 +463,7 @@ def bootstrap_ci(a, b, *, confidence=0.95, n_resamples=10_000, method="percentil
     Far more resamples (the default 10,000) are needed for ends stable to two
     or three digits.
 
-    Chapter: :doc:`/chapters/15_comparing_systems`.
+    Chapter: :doc:`/chapters/17_comparing_systems`.
 
     Examples
     --------
@@ -535,7 +535,7 @@ def effect_size(a, b) -> dict:
     :math:`|d_q|`, the rule by which :func:`paired_test` refuses the t-test for
     zero variance; :math:`s_d` is then taken as 0.
 
-    Chapter: :doc:`/chapters/15_comparing_systems`.
+    Chapter: :doc:`/chapters/17_comparing_systems`.
 
     Examples
     --------
@@ -591,7 +591,7 @@ def adjust_pvalues(pvalues, correction="holm"):
     rate) at most alpha; Holm rejects everything Bonferroni rejects, and
     sometimes more.
 
-    Chapter: :doc:`/chapters/15_comparing_systems`.
+    Chapter: :doc:`/chapters/17_comparing_systems`.
 
     Examples
     --------
@@ -779,7 +779,7 @@ def compare(
     the p-values of all rows are then corrected together with
     :func:`adjust_pvalues`. Render the table with :func:`report`.
 
-    Chapter: :doc:`/chapters/15_comparing_systems`.
+    Chapter: :doc:`/chapters/17_comparing_systems`.
 
     Examples
     --------
@@ -953,7 +953,7 @@ def report(table, format="markdown", *, digits=4, lower_is_better=()):
     superscript says "significantly better than the baseline" (or, on the
     baseline's row, than that system).
 
-    Chapter: :doc:`/chapters/15_comparing_systems`.
+    Chapter: :doc:`/chapters/17_comparing_systems`.
 
     Examples
     --------

@@ -16,7 +16,7 @@ a Series' index or a DataFrame's columns, the rows by a DataFrame's index.
 relevance grades of one ranked list, best-ranked first, and counts the pairs
 the list puts in the wrong order.
 
-Chapter: :doc:`/chapters/11_rank_correlation`.
+Chapter: :doc:`/chapters/12_rank_correlation`.
 """
 
 from __future__ import annotations
@@ -290,7 +290,7 @@ def spearman_rho(x, y):
     returns. trec_eval computes no rank correlation. Cost: a sort per row,
     :math:`O(n \log n)` time and :math:`O(n)` memory per row.
 
-    Chapter: :doc:`/chapters/11_rank_correlation`.
+    Chapter: :doc:`/chapters/12_rank_correlation`.
 
     References
     ----------
@@ -533,7 +533,7 @@ def kendall_tau(x, y, *, variant="b"):
     Cost: :math:`O(n \log n)` time and :math:`O(n)` memory per row.
     trec_eval computes no rank correlation.
 
-    Chapter: :doc:`/chapters/11_rank_correlation`.
+    Chapter: :doc:`/chapters/12_rank_correlation`.
 
     References
     ----------
@@ -626,7 +626,7 @@ def kendall_tau_distance(x, y, *, normalize=False, tie_penalty=0.0):
     :func:`kendall_tau`: :math:`O(n \log n)` time and :math:`O(n)` memory
     per row (Knight's counts, the discordant pairs bit by bit).
 
-    Chapter: :doc:`/chapters/11_rank_correlation`.
+    Chapter: :doc:`/chapters/12_rank_correlation`.
 
     References
     ----------

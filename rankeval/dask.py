@@ -14,7 +14,7 @@ It runs on whatever Dask scheduler is active: the threaded default, a
 Install Dask with ``pip install "dask[dataframe]" distributed`` (or install rankeval
 with its ``dask`` extra); ``import rankeval`` does not import Dask.
 
-Chapter: :doc:`/chapters/17_evaluating_at_scale`.
+Chapter: :doc:`/chapters/20_evaluating_at_scale`.
 """
 
 from __future__ import annotations
@@ -158,7 +158,7 @@ def evaluate(qrels, run, measures, *, npartitions=None, **conventions):
     breaks them. Since every query is scored inside a single
     partition, a measure's value cannot depend on how the data was split.
 
-    Chapter: :doc:`/chapters/17_evaluating_at_scale`.
+    Chapter: :doc:`/chapters/20_evaluating_at_scale`.
 
     Examples
     --------

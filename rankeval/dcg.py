@@ -5,7 +5,7 @@ Both metrics are one weighted sum: each ranked item contributes its *gain*
 module spells out the two ingredients as small functions, ``_gains`` and
 ``_discounts``, so that every convention of the literature is one keyword away.
 
-Chapter: :doc:`/chapters/07_ndcg`.
+Chapter: :doc:`/chapters/08_ndcg`.
 """
 
 from __future__ import annotations
@@ -280,7 +280,7 @@ def dcg(
     second on and is its ``method=1``; trec_eval keeps the
     :math:`\log_2(i + 1)` discount with linear gain.
 
-    Chapter: :doc:`/chapters/07_ndcg`.
+    Chapter: :doc:`/chapters/08_ndcg`.
 
     References
     ----------
@@ -415,7 +415,7 @@ def ndcg(
     non-decreasing (the rearrangement inequality); that is why a callable
     discount must be non-decreasing.
 
-    Chapter: :doc:`/chapters/07_ndcg`.
+    Chapter: :doc:`/chapters/08_ndcg`.
 
     References
     ----------

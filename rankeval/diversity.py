@@ -1,6 +1,6 @@
 """Diversity measures over subtopic judgments: alpha-nDCG and ERR-IA as ndeval computes them.
 
-Chapter: :doc:`/chapters/07_ndcg`.
+Chapter: :doc:`/chapters/08_ndcg`.
 """
 
 from __future__ import annotations
@@ -339,7 +339,7 @@ def alpha_ndcg(
     ``alpha_nDCG@k`` and ``alpha_DCG@k`` (parameters ``alpha``, ``rel`` =
     ``threshold``). trec_eval has no diversity measure.
 
-    Chapter: :doc:`/chapters/07_ndcg`.
+    Chapter: :doc:`/chapters/08_ndcg`.
 
     References
     ----------
@@ -411,7 +411,7 @@ def err_ia(
     Names: ndeval ``ERR-IA@k`` and ``nERR-IA@k``; ir_measures ``ERR_IA@k`` and
     ``nERR_IA@k`` (parameter ``rel`` = ``threshold``; alpha fixed at 0.5).
 
-    Chapter: :doc:`/chapters/08_err`.
+    Chapter: :doc:`/chapters/09_err`.
 
     References
     ----------

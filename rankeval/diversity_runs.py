@@ -8,7 +8,7 @@ the subtopic judgments (``_tables``, ``trec``), numbers each judged
 hands every query's (documents x subtopics) matrix, with the matrix of all
 its judged documents for the ideal ranking, to the measure functions.
 
-Chapter: :doc:`/chapters/07_ndcg`.
+Chapter: :doc:`/chapters/08_ndcg`.
 """
 
 from __future__ import annotations
@@ -207,7 +207,7 @@ def evaluate_diversity(
     at 20). Each value is the one :func:`rankeval.alpha_ndcg` or
     :func:`rankeval.err_ia` gives for the query's matrices.
 
-    Chapter: :doc:`/chapters/07_ndcg`.
+    Chapter: :doc:`/chapters/08_ndcg`.
 
     Examples
     --------

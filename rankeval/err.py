@@ -1,6 +1,6 @@
 """Expected reciprocal rank (ERR); MERR is its mean over queries.
 
-Chapter: :doc:`/chapters/08_err`.
+Chapter: :doc:`/chapters/09_err`.
 """
 
 from __future__ import annotations
@@ -128,7 +128,7 @@ def err(
     the maximum grade given by its ``-j`` option; that is the convention used
     here and in the worked example of *Ranking Evaluation*.
 
-    Chapter: :doc:`/chapters/08_err`.
+    Chapter: :doc:`/chapters/09_err`.
 
     References
     ----------

@@ -1,6 +1,6 @@
 """Inferred average precision (infAP), for judgments made on a sample of the pool.
 
-Chapter: :doc:`/chapters/14_conventions`.
+Chapter: :doc:`/chapters/15_conventions`.
 """
 
 from __future__ import annotations
@@ -96,7 +96,7 @@ def inferred_average_precision(relevance, *, n_relevant, threshold=1):
     and unknown documents first; then infAP is the same as AP on the judged
     documents, up to the smoothing.
 
-    Chapter: :doc:`/chapters/14_conventions`.
+    Chapter: :doc:`/chapters/15_conventions`.
 
     References
     ----------

@@ -1,6 +1,6 @@
 """Judged@k: the share of the top k that has a relevance judgment.
 
-Chapter: :doc:`/chapters/14_conventions`.
+Chapter: :doc:`/chapters/15_conventions`.
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ def judged_at_k(relevance, k, *, divide_by="retrieved"):
     negative grade counts as *unjudged*, and it divides by ``k``. Without
     negative grades, ``unj_k = min(k, n) / k - judged_at_k(r, k, divide_by="k")``.
 
-    Chapter: :doc:`/chapters/14_conventions`.
+    Chapter: :doc:`/chapters/15_conventions`.
 
     Examples
     --------

@@ -34,7 +34,7 @@ which arrays do not have (row order is used). scikit-learn's
 ``ndcg_score`` gives 0 and, with ``ignore_ties=False``, gives every member of
 a group of tied scores the group's mean gain.
 
-Chapter: :doc:`/chapters/18_recommenders_and_ltr`.
+Chapter: :doc:`/chapters/21_recommenders_and_ltr`.
 """
 
 from __future__ import annotations
@@ -412,7 +412,7 @@ def evaluate_groups(
     its judged documents, as in scikit-learn. The measures are then the
     declarations of :mod:`rankeval.measures`, as in :func:`rankeval.evaluate`.
 
-    Chapter: :doc:`/chapters/18_recommenders_and_ltr`.
+    Chapter: :doc:`/chapters/21_recommenders_and_ltr`.
 
     Examples
     --------
@@ -570,7 +570,7 @@ def weighted_mean(frame, weights=None):
     the plain mean over queries. A NaN is refused rather than skipped: a mean
     over fewer queries would be a silent change of the denominator.
 
-    Chapter: :doc:`/chapters/18_recommenders_and_ltr`.
+    Chapter: :doc:`/chapters/21_recommenders_and_ltr`.
 
     Examples
     --------

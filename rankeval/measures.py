@@ -23,7 +23,7 @@ both default to ``max_grade=4``, the 0-4 scale of the TREC Web tracks that
 gdeval (the official ERR script) fixes; a grade above it is an error, never a
 silent rescaling. So a query's value depends on that query alone.
 
-Chapter: :doc:`/chapters/13_evaluating_a_run`.
+Chapter: :doc:`/chapters/14_evaluating_a_run`.
 """
 
 from __future__ import annotations
@@ -656,7 +656,7 @@ class Measure:
     params : tuple of (str, object)
         Parameters given (defaults left out), sorted by name.
 
-    Chapter: :doc:`/chapters/13_evaluating_a_run`.
+    Chapter: :doc:`/chapters/14_evaluating_a_run`.
     """
 
     name: str
@@ -879,7 +879,7 @@ def parse_measure(text) -> Measure:
     dropped from the canonical spelling (``ERR(max_grade=4)@10`` is
     ``ERR@10``), except RBP's ``p``, which is always shown.
 
-    Chapter: :doc:`/chapters/13_evaluating_a_run`.
+    Chapter: :doc:`/chapters/14_evaluating_a_run`.
 
     Examples
     --------
@@ -972,7 +972,7 @@ def parse_measures(measures) -> list:
     parameters agree (a parameter equal to its default counts as absent); the
     first spelling is kept.
 
-    Chapter: :doc:`/chapters/13_evaluating_a_run`.
+    Chapter: :doc:`/chapters/14_evaluating_a_run`.
 
     Examples
     --------
@@ -1084,7 +1084,7 @@ def parse_trec_eval(name) -> list:
     are recall levels in [0, 1], printed by trec_eval with two decimals
     (``iprec_at_recall_0.10``).
 
-    Chapter: :doc:`/chapters/13_evaluating_a_run`.
+    Chapter: :doc:`/chapters/14_evaluating_a_run`.
 
     Examples
     --------

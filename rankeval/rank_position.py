@@ -6,7 +6,7 @@ observed; by default it counts as ``k + 1``, one step past the part of the list
 that was examined (the suggestion of *Ranking Evaluation*, the course text, for
 FRP@k).
 
-Chapter: :doc:`/chapters/10_mean_rank`.
+Chapter: :doc:`/chapters/11_mean_rank`.
 """
 
 from __future__ import annotations
@@ -138,7 +138,7 @@ def first_relevant_position(relevance, k=None, *, threshold=1, not_found="k+1"):
     ``recip_rank`` reports :math:`1/\mathrm{FRP}`, with 0 where nothing
     relevant is retrieved.
 
-    Chapter: :doc:`/chapters/10_mean_rank`.
+    Chapter: :doc:`/chapters/11_mean_rank`.
 
     References
     ----------
@@ -256,7 +256,7 @@ def mean_rank(
     (:math:`(|\mathcal{R}_q| + 1)/2` when they fill the top), so compare it only between
     systems on the same queries. trec_eval has no mean-rank measure.
 
-    Chapter: :doc:`/chapters/10_mean_rank`.
+    Chapter: :doc:`/chapters/11_mean_rank`.
 
     References
     ----------

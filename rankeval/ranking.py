@@ -23,7 +23,7 @@ was chosen over polars because pandas (the result type of ``evaluate``) already
 builds on it, its CSV reader reads TREC files, and it needs no second
 dataframe library. Arrow compares the ids, whatever their type.
 
-Chapter: :doc:`/chapters/13_evaluating_a_run`.
+Chapter: :doc:`/chapters/14_evaluating_a_run`.
 """
 
 from __future__ import annotations
@@ -103,7 +103,7 @@ class RankedRun:
         that only ``missing="zero"`` brings in (judged, never retrieved: trec_eval
         ``-c`` averages over it but ``-q`` prints no line for it).
 
-    Chapter: :doc:`/chapters/13_evaluating_a_run`.
+    Chapter: :doc:`/chapters/14_evaluating_a_run`.
     """
 
     query_ids: np.ndarray
@@ -709,7 +709,7 @@ def rank_run(
     stable multi-key sort (``pyarrow.compute.sort_indices``). Tied scores are
     then ordered by ``ties``. Either way the result is the same.
 
-    Chapter: :doc:`/chapters/13_evaluating_a_run`.
+    Chapter: :doc:`/chapters/14_evaluating_a_run`.
 
     Examples
     --------

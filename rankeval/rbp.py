@@ -1,6 +1,6 @@
 """Rank-biased precision (RBP).
 
-Chapter: :doc:`/chapters/09_rbp`.
+Chapter: :doc:`/chapters/10_rbp`.
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ def rbp(relevance, k=None, *, p=0.8, return_residual=False):
     query's top grade; ``rankeval.trec_rbp`` reproduces them, while this
     function takes gains already in [0, 1] and leaves the scaling to the caller.
 
-    Chapter: :doc:`/chapters/09_rbp`.
+    Chapter: :doc:`/chapters/10_rbp`.
 
     References
     ----------

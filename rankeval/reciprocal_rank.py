@@ -1,6 +1,6 @@
 """Reciprocal rank (RR); MRR is its mean over queries.
 
-Chapter: :doc:`/chapters/06_reciprocal_rank`.
+Chapter: :doc:`/chapters/07_reciprocal_rank`.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ def reciprocal_rank(relevance, k=None, *, threshold=1):
     (:func:`rankeval.first_relevant_position`) turned upside down; the
     reciprocal keeps a single very late hit from dominating the mean.
 
-    Chapter: :doc:`/chapters/06_reciprocal_rank`.
+    Chapter: :doc:`/chapters/07_reciprocal_rank`.
 
     References
     ----------

@@ -7,7 +7,7 @@ queries, and builds the table. Its defaults reproduce trec_eval; each
 convention where tools differ is a keyword parameter. :func:`aggregate`
 summarises the table over queries as trec_eval's ``all`` line does.
 
-Chapter: :doc:`/chapters/13_evaluating_a_run`.
+Chapter: :doc:`/chapters/14_evaluating_a_run`.
 """
 
 from __future__ import annotations
@@ -150,7 +150,7 @@ def evaluate(
     ``trec_rbp`` is trec_eval 10's ``rbp``, whose gain divides by the query's
     own top grade.
 
-    Chapter: :doc:`/chapters/13_evaluating_a_run`.
+    Chapter: :doc:`/chapters/14_evaluating_a_run`.
 
     Examples
     --------
@@ -247,7 +247,7 @@ def aggregate(frame, measures=None):
     ``"AP"``...); a label that is not a measure name is averaged. The mean of
     a measure over queries is its "mean" form (MAP, MRR, ...).
 
-    Chapter: :doc:`/chapters/13_evaluating_a_run`.
+    Chapter: :doc:`/chapters/14_evaluating_a_run`.
 
     Examples
     --------

@@ -10,7 +10,7 @@ Install with ``pip install pyspark`` (PySpark, which needs a Java
 runtime: Debian's ``default-jre-headless``); ``import rankeval`` does not import
 PySpark.
 
-Chapter: :doc:`/chapters/17_evaluating_at_scale`.
+Chapter: :doc:`/chapters/20_evaluating_at_scale`.
 """
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ def evaluate(qrels, run, measures, *, num_partitions=None, **conventions):
     ``monotonically_increasing_id`` (increasing in the DataFrame's current order),
     and restored in each partition.
 
-    Chapter: :doc:`/chapters/17_evaluating_at_scale`.
+    Chapter: :doc:`/chapters/20_evaluating_at_scale`.
     """
     _require()
     import pyarrow as pa

@@ -44,7 +44,7 @@ blank lines, a bad value) is read again as one line per row, split with
 ``pyarrow.compute.ascii_split_whitespace``, and every line is checked, so
 that the first bad line can be named.
 
-Chapter: :doc:`/chapters/13_evaluating_a_run`.
+Chapter: :doc:`/chapters/14_evaluating_a_run`.
 """
 
 from __future__ import annotations
@@ -565,7 +565,7 @@ def read_qrels(path, *, as_frame: bool = False, as_table: bool = False):
     a grade ``>= threshold`` as relevant. See the module documentation for
     every rule of the format.
 
-    Chapter: :doc:`/chapters/13_evaluating_a_run`.
+    Chapter: :doc:`/chapters/14_evaluating_a_run`.
 
     Examples
     --------
@@ -619,7 +619,7 @@ def read_run(path, *, as_frame: bool = False, as_table: bool = False):
     ``nan``, ``inf`` or ``1_000``. Ties are kept as they are: the order among
     equal scores is decided when the run is evaluated.
 
-    Chapter: :doc:`/chapters/13_evaluating_a_run`.
+    Chapter: :doc:`/chapters/14_evaluating_a_run`.
 
     Examples
     --------
@@ -692,7 +692,7 @@ def write_qrels(qrels, path) -> None:
     form. Reading the file back with :func:`read_qrels` gives the same
     judgments.
 
-    Chapter: :doc:`/chapters/13_evaluating_a_run`.
+    Chapter: :doc:`/chapters/14_evaluating_a_run`.
 
     Examples
     --------
@@ -761,7 +761,7 @@ def write_run(run, path, *, tag: str = "rankeval") -> None:
     numbers them 1, 2, ... in that order. Scores are written in Python's
     shortest round-trip form, so reading the file back gives the same floats.
 
-    Chapter: :doc:`/chapters/13_evaluating_a_run`.
+    Chapter: :doc:`/chapters/14_evaluating_a_run`.
 
     Examples
     --------

@@ -1,6 +1,6 @@
 """Rank-biased precision exactly as trec_eval 10 computes it (``rbp``, ``rbp_resid``).
 
-Chapter: :doc:`/chapters/09_rbp`.
+Chapter: :doc:`/chapters/10_rbp`.
 """
 
 from __future__ import annotations
@@ -109,7 +109,7 @@ def trec_rbp(relevance, k=None, *, p=0.9, max_grade=None, return_residual=False)
     (parameters ``p`` and ``rel``) is computed by other providers without the
     scaling by :math:`G`.
 
-    Chapter: :doc:`/chapters/09_rbp`.
+    Chapter: :doc:`/chapters/10_rbp`.
 
     References
     ----------

@@ -33,6 +33,19 @@ def chapter_files() -> list[str]:
     return [f for f in toc_files() if f.startswith("chapters/")]
 
 
+def is_redirect(page: Path) -> bool:
+    """True for a page that only sends the reader on to a moved page (sphinx-reredirects)."""
+    return 'http-equiv="refresh"' in page.read_text(encoding="utf-8", errors="replace")[:2000]
+
+
+def redirects() -> dict[str, str]:
+    """_config.yml's redirects: old docname -> new page, relative to the old one's folder."""
+    import yaml
+
+    config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+    return dict(config["sphinx"]["config"].get("redirects") or {})
+
+
 def browser_paths() -> tuple[str, str] | None:
     """Chromium and its ChromeDriver: $CHROMIUM_BIN / $CHROMEDRIVER_BIN, else Debian's."""
     chromium = os.environ.get("CHROMIUM_BIN") or shutil.which("chromium") or "/usr/bin/chromium"

@@ -30,12 +30,12 @@ from dataclasses import dataclass, field
 from urllib.parse import unquote, urldefrag, urlsplit
 
 import pytest
-from _site import ROOT, browser_paths, missing
+from _site import ROOT, browser_paths, missing, redirects
 
 SHOTS = ROOT / "_build" / "screenshots"
 SCREENSHOTS = {
     "index.html": ("landing.png", None),
-    "chapters/07_ndcg.html": ("chapter_ndcg.png", "section section h2"),
+    "chapters/08_ndcg.html": ("chapter_ndcg.png", "section section h2"),
     "reference/api.html": ("api.png", "dt[id='rankeval.precision_at_k']"),
 }
 WINDOW = (1300, 1000)
@@ -378,7 +378,7 @@ def test_no_page_scrolls_sideways_on_a_phone(visits):
 
 
 def test_math_pages_use_mathjax_3(visits):
-    chapter = visits["chapters/07_ndcg.html"].state
+    chapter = visits["chapters/08_ndcg.html"].state
     assert chapter["mathElements"] > 0, "the nDCG chapter shows no formula"
     assert chapter["mathjaxVersion"] and chapter["mathjaxVersion"].startswith("3."), chapter
 
@@ -451,7 +451,23 @@ def test_search_finds_the_ndcg_chapter(server, driver):
     results = driver.find_elements(By.CSS_SELECTOR, "#search-results li a")
     assert results, summary[0].text
     hrefs = [a.get_attribute("href") for a in results]
-    assert any(urlsplit(h).path.endswith("/chapters/07_ndcg.html") for h in hrefs), hrefs
+    assert any(urlsplit(h).path.endswith("/chapters/08_ndcg.html") for h in hrefs), hrefs
+
+
+def test_an_old_address_opens_the_moved_page_at_the_same_section(server, driver):
+    """A link to a chapter's address before the files took their chapter numbers, with a
+    #section, lands on that section of the chapter's new page."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    base, _ = server
+    old, new = next((o, n) for o, n in redirects().items() if o.endswith("07_ndcg"))
+    target = f"{old.rsplit('/', 1)[0]}/{new}"
+    section = "which-ideal-list"
+    assert section in ids_of(base + target)
+    driver.get(f"{base}{old}.html#{section}")
+    WebDriverWait(driver, 30).until(lambda d: d.current_url.endswith(f"{target}#{section}"))
+    assert driver.current_url == f"{base}{target}#{section}"
+    driver.get("about:blank")
 
 
 def test_screenshots_were_taken(visits):

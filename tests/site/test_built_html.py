@@ -11,7 +11,7 @@ from html.parser import HTMLParser
 from urllib.parse import urlsplit
 
 import pytest
-from _site import ROOT, chapter_files
+from _site import ROOT, chapter_files, is_redirect, redirects
 
 import rankeval
 
@@ -111,7 +111,7 @@ def test_mathjax_3_is_served_by_the_site(site):
     assert re.search(r'VERSION\s*=\s*"3\.|version:"3\.|"3\.\d+\.\d+"', script.read_text()[:300_000])
     fonts = list((site / "_static" / "mathjax" / "output" / "chtml" / "fonts").rglob("*.woff"))
     assert fonts, "MathJax's CHTML fonts are missing"
-    chapter = (site / "chapters" / "07_ndcg.html").read_text(encoding="utf-8")
+    chapter = (site / "chapters" / "08_ndcg.html").read_text(encoding="utf-8")
     assert 'src="../_static/mathjax/tex-mml-chtml.js"' in chapter
 
 
@@ -212,7 +212,7 @@ def test_the_site_serves_the_wheel_and_the_notebooks(site):
     assert re.search(rb"^Name: rankeval-book$", metadata, re.MULTILINE), metadata[:300]
     with zipfile.ZipFile(folder / "ranking-evaluation-notebooks.zip") as bundle:
         inside = {name.split("/", 1)[1] for name in bundle.namelist()}
-        notebook = json.loads(bundle.read("ranking-evaluation/chapters/07_ndcg.ipynb"))
+        notebook = json.loads(bundle.read("ranking-evaluation/chapters/08_ndcg.ipynb"))
     wanted = {f"{c}.ipynb" for c in chapter_files()}
     wanted |= {"chapters/bookstyle.py", "requirements.txt", "README.txt", wheels[0].name}
     wanted |= {p.relative_to(ROOT).as_posix() for p in (ROOT / "data").rglob("*") if p.is_file()}
@@ -237,3 +237,15 @@ def test_every_chapter_says_how_to_run_it_and_links_the_downloads(site, page):
         assert pdf.is_file() and pdf.stat().st_size > 100_000, "CI built no PDF edition"
     if pdf.is_file():
         assert f"{prefix}{DOWNLOADS}/ranking-evaluation.pdf" in links, f"{name} lacks the PDF"
+
+
+def test_every_moved_page_redirects_to_its_new_address(site):
+    moved = redirects()
+    assert moved, "_config.yml names no redirects"
+    for old, new in moved.items():
+        page = site / f"{old}.html"
+        assert page.is_file() and is_redirect(page), f"no redirect page at {old}.html"
+        target = page.parent / new
+        assert target.is_file() and not is_redirect(target), f"{old}.html -> {new}: no page"
+        html = page.read_text(encoding="utf-8")
+        assert f'href="{new}"' in html and "location.hash" in html, html
