@@ -10,7 +10,7 @@ shapes:
 - ``qrels smaller``: 10,000 queries, 100 run documents and 40 judgments each (the
   shape of ``bench_runs.py``, and of most TREC runs);
 - ``qrels larger``: 2,000 queries, 20 run documents each (a run cut at 20) against
-  300 judgments each (a deep pool): qrels larger than the run, as in chapter 14b's
+  300 judgments each (a deep pool): qrels larger than the run, as in chapter 16's
   simulation (80,000 run rows against 285,504 judgments).
 
 Document ids are text of 3 to 8 digits (varying length); the keys are the query's
