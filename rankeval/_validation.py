@@ -148,9 +148,7 @@ def _to_batch(relevance, name: str, *, judged: bool) -> Batch:
 
 def _row_labels(x):
     """The index of a pandas DataFrame (one query per row), else None."""
-    if type(x).__module__.split(".")[0] != "pandas" or getattr(x, "ndim", 0) != 2:
-        return None
-    return x.index
+    return x.index if pandas_kind(x) == "frame" else None
 
 
 def _to_batch_values(relevance, name: str, *, judged: bool) -> Batch:
@@ -319,7 +317,7 @@ def per_query(value, batch: Batch, name: str, *, integer: bool = False) -> np.nd
 
 def _aligned(value, batch: Batch, name: str):
     """A pandas Series of per-query values in the order of the batch's rows."""
-    if type(value).__module__.split(".")[0] != "pandas" or getattr(value, "ndim", 0) != 1:
+    if pandas_kind(value) != "series":
         return value
     index = value.index
     if batch.labels is not None:

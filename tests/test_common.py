@@ -499,3 +499,11 @@ def test_pairs_pandas_input_equals_numpy(name):
 def test_pairs_bad_input(name, x, y, exc, match):
     with pytest.raises(exc, match=match):
         PAIRS[name](x, y)
+
+
+def test_a_pandas_index_of_counts_is_read_by_position():
+    # a pandas Index is no Series: it has no labels to match, only values in order
+    np.testing.assert_allclose(
+        average_precision([[1, 0, 1], [0, 1, 0]], n_relevant=pd.Index([2, 3])),
+        [(1 + 2 / 3) / 2, (1 / 2) / 3],
+    )
