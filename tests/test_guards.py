@@ -231,6 +231,56 @@ def test_no_hand_typed_decimal_in_chapter_prose(notebook):
     )
 
 
+def backtick_prose_directives(markdown: str, parser=None) -> list[str]:
+    """Directives with a prose body (a dropdown, an admonition) fenced with backticks.
+
+    The book fences them with colons (``:::{dropdown} Solution``): Jupyter, Colab and
+    GitHub show a backtick fence as a code block, so a reader running the notebook
+    would see a solution's Markdown and TeX as raw text; a colon fence they render.
+    Directives whose body is code or data (``{math}``, ``{code-cell}``) keep backticks.
+    """
+    parser = parser or _markdown_parser()
+    found: list[str] = []
+    for token in parser.parse(markdown):
+        if token.type not in ("fence", "colon_fence"):
+            continue
+        match = re.match(r"^\{([^}]+)\}", token.info.strip())
+        if not match or match.group(1) in CODE_DIRECTIVES:
+            continue
+        if token.type == "fence":
+            found.append(f"{token.markup}{{{match.group(1)}}}")
+        found.extend(backtick_prose_directives(_directive_body(token.content), parser))
+    return found
+
+
+def test_the_fence_guard_finds_backtick_prose_directives_and_only_those():
+    text = "\n".join([
+        ":::{dropdown} Solution", "````{note}", "Nested.", "````", ":::", "",
+        "```{admonition} Head", "Body", "```", "",
+        "```{math}", "x = 1", "```", "",
+        "```python", "x = 1", "```",
+    ])  # fmt: skip
+    assert backtick_prose_directives(text) == ["````{note}", "```{admonition}"]
+
+
+@pytest.mark.parametrize("notebook", sorted((ROOT / "chapters").glob("*.ipynb")),
+                         ids=lambda p: p.stem)
+def test_prose_directives_use_colon_fences(notebook):
+    parser = _markdown_parser()
+    nb = json.loads(notebook.read_text(encoding="utf-8"))
+    problems = []
+    for index, cell in enumerate(nb["cells"]):
+        if cell["cell_type"] != "markdown":
+            continue
+        source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+        for fence in backtick_prose_directives(source, parser):
+            problems.append(f"{notebook.relative_to(ROOT)}, cell {index}: {fence}")
+    assert not problems, (
+        "prose directives fenced with backticks, which Jupyter and Colab show as a code "
+        "block; fence them with colons (:::{dropdown} ... :::):\n" + "\n".join(problems)
+    )
+
+
 @pytest.mark.parametrize("notebook", sorted((ROOT / "chapters").glob("*.ipynb")),
                          ids=lambda p: p.stem)
 def test_no_control_character_in_chapter_prose(notebook):
