@@ -73,12 +73,13 @@ def check(ref, frame, names=None):
     worst = 0.0
     pairs = zip(THEIRS, OURS, strict=True) if names is None else ((n, n) for n in names)
     pairs = list(pairs)
+    rows = frame.to_dict("index")  # {query: {measure: value}}: one lookup per value, not .loc
     for q, values in ref.items():
         for name, label in pairs:
-            ours = frame.loc[q, label]
+            ours = rows[q][label]
             if np.isnan(values[name]):
                 # trec_eval's 0/0 on a ranking left empty by -J: rankeval says 0
-                assert ours == 0 and frame.loc[q, "num_ret"] == 0, (q, name, ours)
+                assert ours == 0 and rows[q]["num_ret"] == 0, (q, name, ours)
                 continue
             diff = abs(values[name] - ours)
             worst = max(worst, diff)
