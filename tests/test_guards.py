@@ -176,8 +176,9 @@ def prose_decimals(markdown: str, parser=None) -> list[str]:
     return found
 
 
-def hand_typed_decimals(notebook: Path, parser=None) -> list[str]:
-    """'file, cell N: number' for every decimal number in the notebook's Markdown prose."""
+def markdown_findings(notebook: Path, find, parser=None) -> list[str]:
+    """'file, cell N: item' for every item ``find(markdown, parser)`` returns in one of
+    the notebook's Markdown cells."""
     parser = parser or _markdown_parser()
     nb = json.loads(notebook.read_text(encoding="utf-8"))
     problems = []
@@ -185,9 +186,14 @@ def hand_typed_decimals(notebook: Path, parser=None) -> list[str]:
         if cell["cell_type"] != "markdown":
             continue
         source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
-        for number in prose_decimals(source, parser):
-            problems.append(f"{notebook.relative_to(ROOT)}, cell {index}: {number}")
+        for item in find(source, parser):
+            problems.append(f"{notebook.relative_to(ROOT)}, cell {index}: {item}")
     return problems
+
+
+def hand_typed_decimals(notebook: Path, parser=None) -> list[str]:
+    """'file, cell N: number' for every decimal number in the notebook's Markdown prose."""
+    return markdown_findings(notebook, prose_decimals, parser)
 
 
 def test_the_number_guard_finds_prose_numbers_and_only_those():
@@ -266,15 +272,7 @@ def test_the_fence_guard_finds_backtick_prose_directives_and_only_those():
 @pytest.mark.parametrize("notebook", sorted((ROOT / "chapters").glob("*.ipynb")),
                          ids=lambda p: p.stem)
 def test_prose_directives_use_colon_fences(notebook):
-    parser = _markdown_parser()
-    nb = json.loads(notebook.read_text(encoding="utf-8"))
-    problems = []
-    for index, cell in enumerate(nb["cells"]):
-        if cell["cell_type"] != "markdown":
-            continue
-        source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
-        for fence in backtick_prose_directives(source, parser):
-            problems.append(f"{notebook.relative_to(ROOT)}, cell {index}: {fence}")
+    problems = markdown_findings(notebook, backtick_prose_directives)
     assert not problems, (
         "prose directives fenced with backticks, which Jupyter and Colab show as a code "
         "block; fence them with colons (:::{dropdown} ... :::):\n" + "\n".join(problems)
