@@ -19,6 +19,8 @@ import numpy as np
 
 __all__ = [
     "Batch",
+    "as_array",
+    "first_non_number",
     "as_batch",
     "check_k",
     "check_real",
@@ -58,16 +60,30 @@ def _is_scalar(x) -> bool:
     )
 
 
+def first_non_number(arr: np.ndarray, *, none_ok: bool = False) -> int:
+    """The flat position of the first element of an object array that is not a real
+    number (text, a date, None unless ``none_ok``...), or -1 if there is none. NumPy's
+    ``astype(float)`` would parse the text "1" as 1.0: grades are never read from text."""
+    for i, x in enumerate(arr.flat):
+        if (x is None and none_ok) or (
+            isinstance(x, (numbers.Number, np.bool_))
+            and not isinstance(x, (complex, np.complexfloating))
+        ):
+            continue
+        return i
+    return -1
+
+
 def _numeric(arr: np.ndarray, name: str) -> np.ndarray:
     if arr.dtype.kind == "O":
-        try:
-            arr = arr.astype(np.float64)
-        except (TypeError, ValueError):
+        bad = first_non_number(arr)
+        if bad >= 0:
             raise TypeError(
                 f"{name} must contain numbers (relevance grades), got non-numeric "
-                f"values such as {arr.flat[0]!r}; to turn item ids into grades use "
+                f"values such as {arr.flat[bad]!r}; to turn item ids into grades use "
                 "rankeval.relevance_vector"
-            ) from None
+            )
+        arr = arr.astype(np.float64)
     if arr.dtype.kind not in "biuf":
         example = arr.flat[0] if arr.size else ""
         raise TypeError(
@@ -114,10 +130,15 @@ def _frame_values(x):
     if module not in ("pandas", "polars", "pyarrow"):
         return x
     if module == "pandas":
-        try:  # missing values (pd.NA, None) become NaN, which the checks then name
-            return x.to_numpy(dtype=np.float64, na_value=np.nan)
-        except (TypeError, ValueError):
-            pass  # not numeric: the checks name the offending value
+        # Only numeric and boolean columns (NumPy's or pandas' nullable ones) are read as
+        # numbers: to_numpy(float64) would also turn text, dates and durations into
+        # numbers. Other columns go on as they are, and the checks name their values.
+        dtypes = list(x.dtypes) if pandas_kind(x) == "frame" else [x.dtype]
+        if all(getattr(t, "kind", "O") in "biuf" for t in dtypes):
+            try:  # missing values (pd.NA, None) become NaN, which the checks then name
+                return x.to_numpy(dtype=np.float64, na_value=np.nan)
+            except (TypeError, ValueError):
+                pass
     return np.asarray(x.to_numpy())
 
 
@@ -189,6 +210,12 @@ def _to_batch_values(relevance, name: str, *, judged: bool) -> Batch:
             "to turn item ids into grades use rankeval.relevance_vector"
         )
     # a None among judged grades is a scalar, which _judged_numeric then names
+    if not judged and any(x is None for x in items):
+        raise TypeError(
+            f"{name} contains None at position {[x is None for x in items].index(True)}; "
+            "grades must be numbers (the measures that read judgments, such as bpref, "
+            "take NaN for an unjudged item)"
+        )
     scalars = [(judged and x is None) or _is_scalar(x) for x in items]
     if all(scalars):
         flat = np.asarray(items, dtype=object) if judged else np.asarray(items)
@@ -200,6 +227,7 @@ def _to_batch_values(relevance, name: str, *, judged: bool) -> Batch:
         )
     rows = _rows(items, name)
     lengths = np.array([r.size for r in rows], dtype=np.int64)
+    check_padding(lengths, name)
     if judged:  # each ranking checked on its own, so that a message names it
         flat = np.concatenate([numeric(r, f"{name}[{i}]") for i, r in enumerate(rows)])
     else:
@@ -207,6 +235,27 @@ def _to_batch_values(relevance, name: str, *, judged: bool) -> Batch:
     grades = np.full((len(rows), int(lengths.max())), np.nan if judged else 0.0)
     grades[np.arange(grades.shape[1]) < lengths[:, None]] = flat
     return Batch(grades, lengths, False)
+
+
+# A ragged batch is padded to (queries x longest ranking). When that would take more
+# cells than this and many times more than the grades given, the padding, not the data,
+# would fill the memory: such a batch is refused with a message instead.
+MAX_PADDED_CELLS = 1 << 26  # 64 M cells: 512 MB per float64 array of the batch's shape
+MAX_PADDING_RATIO = 4
+
+
+def check_padding(lengths: np.ndarray, name: str) -> None:
+    """Refuse ragged rankings whose zero-padded matrix would dwarf their grades."""
+    cells = len(lengths) * int(lengths.max())
+    given = int(lengths.sum())
+    if cells > MAX_PADDED_CELLS and cells > MAX_PADDING_RATIO * given:
+        raise ValueError(
+            f"{name}: {len(lengths):,} rankings of {int(lengths.min()):,} to "
+            f"{int(lengths.max()):,} items would be padded to {len(lengths):,} x "
+            f"{int(lengths.max()):,} = {cells:,} cells for {given:,} grades; evaluate the "
+            "long rankings apart from the short ones, or, for a measure that reads only "
+            "the top k, cut each ranking to its first k items"
+        )
 
 
 def _matrix(grades: np.ndarray, name: str) -> Batch:
@@ -226,7 +275,7 @@ def _rows(items: list, name: str) -> list:
             raise TypeError(
                 f"{name}[{i}] must be a sequence of numeric grades, got {type(row).__name__}"
             )
-        r = np.asarray(_frame_values(row))
+        r = as_array(_frame_values(row), f"{name}[{i}]")
         if r.ndim != 1:
             raise ValueError(f"{name}[{i}] must be a 1-D ranking, got {r.ndim}-D")
         if r.size == 0:
@@ -236,6 +285,18 @@ def _rows(items: list, name: str) -> list:
             )
         rows.append(r)
     return rows
+
+
+def as_array(x, name: str) -> np.ndarray:
+    """``np.asarray(x)``, with a message that names ``name`` when ``x`` nests
+    sequences of different lengths (NumPy's own error names neither)."""
+    try:
+        return np.asarray(x)
+    except ValueError:
+        raise ValueError(
+            f"{name} nests sequences of different lengths (or a sequence among numbers), "
+            "so it is no array of grades"
+        ) from None
 
 
 def _single(arr: np.ndarray, name: str) -> Batch:
@@ -311,6 +372,14 @@ def per_query(value, batch: Batch, name: str, *, integer: bool = False) -> np.nd
     if integer:
         if arr.dtype.kind == "f" and not np.all(arr == np.round(arr)):
             raise TypeError(f"{name} must hold whole numbers, got {value!r}")
+        if arr.dtype.kind == "u":
+            too_big = arr > np.iinfo(np.int64).max
+        else:  # int64 always fits; a float must lie below 2**63
+            too_big = np.abs(arr) >= 2.0**63 if arr.dtype.kind == "f" else arr != arr
+        if np.any(too_big):
+            x = arr[too_big][0]
+            shown = f"{x:g}" if arr.dtype.kind == "f" else str(x)
+            raise ValueError(f"{name} must fit in a 64-bit integer (below 2**63), got {shown}")
         arr = arr.astype(np.int64)
     return arr
 
@@ -415,13 +484,13 @@ def _judged_numeric(arr: np.ndarray, name: str) -> np.ndarray:
     if arr.dtype.kind == "O":
         if any(x is None for x in arr.flat):
             raise TypeError(f"{name} contains None; mark an unjudged document with np.nan")
-        try:
-            arr = arr.astype(np.float64)
-        except (TypeError, ValueError):
+        bad = first_non_number(arr)
+        if bad >= 0:
             raise TypeError(
                 f"{name} must contain numbers (relevance grades, NaN for unjudged), got "
-                f"non-numeric values such as {arr.flat[0]!r}"
-            ) from None
+                f"non-numeric values such as {arr.flat[bad]!r}"
+            )
+        arr = arr.astype(np.float64)
     if arr.dtype.kind not in "biuf":
         example = arr.flat[0] if arr.size else ""
         raise TypeError(

@@ -9,7 +9,15 @@ import numbers
 
 import numpy as np
 
-from ._validation import IN_LIST, check_k, check_probability, check_threshold, finish
+from ._validation import (
+    IN_LIST,
+    as_array,
+    check_k,
+    check_probability,
+    check_threshold,
+    finish,
+    first_non_number,
+)
 
 __all__ = ["alpha_ndcg", "err_ia"]
 
@@ -26,12 +34,14 @@ def _matrix(x, name):
             f"{name} must be a (n_documents, n_subtopics) array of subtopic grades, "
             f"got {type(x).__name__}"
         )
-    arr = np.asarray(x)
-    if arr.dtype.kind == "O":
-        try:
-            arr = arr.astype(np.float64)
-        except (TypeError, ValueError):
-            raise TypeError(f"{name} must contain numbers (subtopic grades)") from None
+    arr = as_array(x, name)
+    if arr.dtype.kind == "O":  # never text parsed as numbers: see first_non_number
+        bad = first_non_number(arr, none_ok=True)
+        if bad >= 0:
+            raise TypeError(
+                f"{name} must contain numbers (subtopic grades), got {arr.flat[bad]!r}"
+            )
+        arr = arr.astype(np.float64)  # None, like NaN, marks an unjudged document
     if arr.dtype.kind not in "biuf":
         raise TypeError(f"{name} must contain numbers (subtopic grades), got dtype {arr.dtype}")
     if arr.ndim != 2:

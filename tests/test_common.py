@@ -336,6 +336,18 @@ BAD_RELEVANCE = [
     ([[1, 0], "ab"], TypeError, "must contain numbers.*got 'ab'"),
     ([[1, 0], [[1]]], ValueError, r"relevance\[1\] must be a 1-D ranking"),
     (np.array([1.0, np.inf]), ValueError, "infinite"),
+    # found by an adversarial review: a None among grades, a row nesting a list, text
+    # that NumPy or pandas would parse as numbers, dates and durations in pandas
+    ([1, None, 1], TypeError, "contains None"),
+    ([[1, [0]], [1]], ValueError, r"relevance\[0\] nests sequences"),
+    (np.array(["1", "0"], dtype=object), TypeError, "must contain numbers.*'1'"),
+    (pd.Series(["7067032", "0"]), TypeError, "must contain numbers.*'7067032'"),
+    (pd.DataFrame({"a": [1, 0], "b": ["x", "y"]}), TypeError, "must contain numbers.*'x'"),
+    (pd.Series(pd.to_datetime(["2024-01-01", "2024-01-02"])), TypeError, "must contain numbers"),
+    (pd.Series(pd.to_timedelta([0, 5], unit="s")), TypeError, "must contain numbers"),
+    # a ragged batch whose zero padding would dwarf its grades (20,001 x 5,000 cells for
+    # 25,000 grades) is refused before anything of that size is allocated
+    ([[1]] * 20_000 + [[0] * 5_000], ValueError, "would be padded to 20,001 x 5,000"),
 ]
 BAD_PLAIN_ONLY = [
     ([1, -1], ValueError, "negative grades"),
@@ -418,6 +430,9 @@ def test_n_relevant_in_list_is_the_explicit_default(f):
         (2.5, TypeError, "whole numbers"),
         ([3, 3, 3], ValueError, "one value per query"),
         (-1, ValueError, "n_relevant"),
+        # wrapped around by a cast to int64 before, and named as a negative count
+        (10**19, ValueError, "must fit in a 64-bit integer"),
+        (1e20, ValueError, "must fit in a 64-bit integer"),
     ],
 )
 def test_bad_n_relevant_is_refused(f, n_relevant, exc, match):
