@@ -171,15 +171,26 @@ def _paired(a, b, names=("a", "b")):
 _ROUNDING_EPS = 16
 
 
+def _rounding_tolerance(*arrays):
+    """``16 * eps`` times the largest magnitude in ``arrays`` (``eps`` the float64
+    machine epsilon): how far apart two numbers made of them (the per-query
+    differences, or means of them with any signs) may lie and still count as equal,
+    up to rounding. Given the scores too, it covers their own rounding, which a
+    difference small beside them inherits (``0.463 - 0.474`` is not ``-0.011``)."""
+    return _ROUNDING_EPS * np.finfo(np.float64).eps * max(np.max(np.abs(a)) for a in arrays)
+
+
 def _constant(d):
     """Whether the differences ``d`` are all equal up to rounding (all 0 included).
 
     True when ``max(d) - min(d) <= 16 * eps * max(|d|)`` (``eps`` the float64
-    machine epsilon): the zero-variance rule of :func:`paired_test`'s t-test,
-    of :func:`effect_size` and of :func:`bootstrap_ci`. The differences then share
-    one sign, since their range would otherwise exceed the largest of them.
+    machine epsilon, see :func:`_rounding_tolerance`): the zero-variance rule of
+    :func:`paired_test`'s t-test, of :func:`effect_size` and of
+    :func:`bootstrap_ci`. The differences then share one sign, since their range
+    would otherwise exceed the largest of them. The randomization test counts
+    ties by the same tolerance (:func:`_randomization_pvalue`).
     """
-    return bool(np.ptp(d) <= _ROUNDING_EPS * np.finfo(np.float64).eps * np.max(np.abs(d)))
+    return bool(np.ptp(d) <= _rounding_tolerance(d))
 
 
 def _rng(seed):
@@ -214,6 +225,30 @@ def _sign_flips(d, rng):
         return np.where(rng.random(size) < 0.5, -d, d)
 
     return rvs
+
+
+def _randomization_pvalue(null, observed, tolerance, alternative, *, sampled):
+    """p-value of the randomization test from the mean differences of its sign patterns.
+
+    ``null`` holds the statistic of every pattern (exact test) or of the drawn ones
+    (``sampled``: the observed pattern then counts once more, as in SciPy). A
+    pattern is at least as extreme as the observed one when it lies beyond it or
+    within ``tolerance`` of it (a tie up to rounding); the two-sided p-value is
+    twice the smaller tail, at most 1. These are the conventions of SciPy's
+    ``permutation_test`` and ``monte_carlo_test``, whose tie tolerance is instead
+    relative to the observed statistic, and so vanishes when rounding leaves a
+    mean difference of 0 at 1e-17.
+    """
+    null = np.ravel(null)
+    extra = 1 if sampled else 0
+
+    def share(extreme):
+        return (int(np.count_nonzero(extreme)) + extra) / (null.size + extra)
+
+    less = share(null <= observed + tolerance)
+    greater = share(null >= observed - tolerance)
+    p = {"less": less, "greater": greater, "two-sided": 2 * min(less, greater)}[alternative]
+    return min(p, 1.0)
 
 
 def paired_test(a, b, *, test="t", alternative="two-sided", n_resamples=10_000, seed=0):
@@ -281,7 +316,13 @@ def paired_test(a, b, *, test="t", alternative="two-sided", n_resamples=10_000, 
     :math:`t = \bar d / (s_d / \sqrt{n})` with :math:`n - 1` degrees of freedom.
     The randomization test's p-value is the share of sign patterns whose mean
     difference is at least as extreme as the observed one (SciPy adds the
-    observed pattern to the count when sampling at random).
+    observed pattern to the count when sampling at random). A pattern's mean
+    ties with the observed one when they are equal up to rounding: at most 16
+    machine epsilons times the largest score or :math:`|d_q|` apart.
+    Differences of -0.5 and 0.5 computed as ``0.2 - 0.7`` and ``1.0 - 0.5`` have
+    mean 0, not the :math:`2.8 \cdot 10^{-17}` of floating point, so the
+    pattern that flips both signs ties with the observed one
+    (``alternative="greater"`` gives 3/4, not 1/2).
 
     Chapter: :doc:`/chapters/17_comparing_systems`.
 
@@ -339,6 +380,7 @@ def paired_test(a, b, *, test="t", alternative="two-sided", n_resamples=10_000, 
         n = _positive_int(n_resamples, "n_resamples")
         exact = x.size < 63 and n >= 2**x.size  # all 2^n sign patterns
         _check_resamples(2**x.size if exact else n, "n_resamples")
+        d = x - y
         if exact:  # SciPy enumerates every pattern (swapping a query's two scores)
             r = stats.permutation_test(
                 (x, y),
@@ -352,14 +394,23 @@ def paired_test(a, b, *, test="t", alternative="two-sided", n_resamples=10_000, 
             )
         else:  # random patterns: SciPy's Monte Carlo test draws each batch at once
             r = stats.monte_carlo_test(
-                x - y,
-                _sign_flips(x - y, _rng(seed)),
+                d,
+                _sign_flips(d, _rng(seed)),
                 _mean,
                 vectorized=True,
                 n_resamples=n,
                 batch=_batch(n, x.size),
                 alternative=alternative,
             )
+        # SciPy's p-value would miss ties hidden by rounding: count them by our rule
+        pvalue = _randomization_pvalue(
+            r.null_distribution,
+            float(r.statistic),
+            _rounding_tolerance(x, y, d),
+            alternative,
+            sampled=not exact,
+        )
+        return PairedTest(test, float(r.statistic), pvalue)
     return PairedTest(test, float(r.statistic), float(r.pvalue))
 
 
@@ -533,7 +584,8 @@ def effect_size(a, b) -> dict:
     errors alone, which would give :math:`d_z` near :math:`10^{15}`. They count
     as equal when their range is at most 16 machine epsilons times the largest
     :math:`|d_q|`, the rule by which :func:`paired_test` refuses the t-test for
-    zero variance; :math:`s_d` is then taken as 0.
+    zero variance (and counts ties in its randomization test); :math:`s_d` is
+    then taken as 0.
 
     Chapter: :doc:`/chapters/17_comparing_systems`.
 

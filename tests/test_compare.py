@@ -536,6 +536,111 @@ def test_bootstrap_of_differences_equal_up_to_rounding(method):
     assert low <= 1 / 3 <= high and high - low <= 16 * np.finfo(np.float64).eps
 
 
+# the randomization test: a sign pattern whose mean is the observed one, up to rounding, ties
+
+
+@pytest.mark.parametrize(
+    "alternative, want",
+    [("greater", 3 / 4), ("less", 3 / 4), ("two-sided", 1.0)],
+)
+def test_permutation_counts_ties_hidden_by_rounding(alternative, want):
+    # differences 0.2 - 0.7 and 1.0 - 0.5, that is -0.5 and +0.5: the 4 sign patterns give
+    # means 0, 0, -0.5 and +0.5, three of them >= the observed 0 (and three <= it). In
+    # floating point the observed mean is 2.8e-17, and SciPy's tolerance, relative to it,
+    # dropped the tied pattern: p was 1/2 instead of 3/4.
+    a, b = [0.2, 1.0], [0.7, 0.5]
+    assert np.mean(np.subtract(a, b)) != 0  # the case: 0 only up to rounding
+    assert paired_test(a, b, test="permutation", alternative=alternative).pvalue == want
+    # sampled (3 random patterns): the same draws on the scores times 10, whose means
+    # are exact, give the p-value of exact arithmetic (seed 0, "greater": 3/4, was 1/2)
+    for seed in range(3):
+        got, exact = (
+            paired_test(x, y, test="permutation", alternative=alternative, n_resamples=3,
+                        seed=seed).pvalue
+            for x, y in ((a, b), ([2.0, 10.0], [7.0, 5.0]))
+        )
+        assert got == exact
+
+
+def test_permutation_of_a_mean_difference_of_zero_in_decimals_gives_one():
+    # differences 0.1, -0.3, 0.5, 0.1, -0.1, -0.3, 0: mean 0 in decimals, 2.4e-17 in floats;
+    # the two-sided p-value was 31/32 (both orders)
+    a = [0.8, 0.3, 0.5, 1.0, 0.4, 0.4, 0.6]
+    b = [0.7, 0.6, 0.0, 0.9, 0.5, 0.7, 0.6]
+    assert paired_test(a, b, test="permutation").pvalue == 1.0
+    assert paired_test(b, a, test="permutation").pvalue == 1.0
+
+
+def test_permutation_ties_of_differences_small_beside_the_scores():
+    # differences 0.463 - 0.474 and 0.278 - 0.267, -0.011 and +0.011 in decimals: their
+    # rounding comes from the scores, larger than 16 epsilons times 0.011 (p was 1/2)
+    a, b = [0.463, 0.278], [0.474, 0.267]
+    assert paired_test(a, b, test="permutation", alternative="greater").pvalue == 3 / 4
+
+
+def _decimal_cases(seed, decimals, count=100):
+    """``count`` pairs of integer score columns 0..10**decimals (scores of ``decimals``
+    decimals times 10**decimals), 2 to 10 queries each."""
+    rng = np.random.default_rng(seed)
+    for _ in range(count):
+        n = int(rng.integers(2, 11))
+        yield rng.integers(0, 10**decimals + 1, n), rng.integers(0, 10**decimals + 1, n)
+
+
+def _exact_randomization_pvalue(a10, b10, alternative):
+    """The exact test in integer arithmetic: the share of the 2**n sign patterns of the
+    integer differences whose sum is >=, <= or (two-sided) in absolute value >= the
+    observed sum."""
+    d = np.asarray(a10, dtype=np.int64) - np.asarray(b10, dtype=np.int64)
+    n = d.size
+    signs = 1 - 2 * ((np.arange(2**n)[:, None] >> np.arange(n)) & 1)  # every pattern, once
+    sums = signs @ d
+    observed = d.sum()
+    extreme = {
+        "greater": sums >= observed,
+        "less": sums <= observed,
+        "two-sided": np.abs(sums) >= abs(observed),
+    }[alternative]
+    return np.count_nonzero(extreme) / 2**n
+
+
+@pytest.mark.parametrize("decimals", [1, 3])
+@pytest.mark.parametrize("seed", range(4))
+def test_exact_permutation_of_decimal_scores_equals_integer_arithmetic(seed, decimals):
+    # about 1.6% of the one-decimal cases were wrong, all with an observed mean of 0 in
+    # decimals; with three decimals, differences small beside the scores inherit the
+    # scores' own rounding (see the next test)
+    wrong = []
+    for a10, b10 in _decimal_cases(seed, decimals):
+        a, b = a10 / 10**decimals, b10 / 10**decimals
+        for alternative in ("two-sided", "greater", "less"):
+            got = paired_test(a, b, test="permutation", alternative=alternative).pvalue
+            want = _exact_randomization_pvalue(a10, b10, alternative)
+            if got != want:
+                wrong.append((a10.tolist(), b10.tolist(), alternative, got, want))
+    assert wrong == []
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_sampled_permutation_of_one_decimal_scores_equals_integer_arithmetic(seed):
+    # The same seed draws the same sign patterns whatever the scores, and the means of
+    # integer scores carry no rounding error: the scores times 10 give the p-value that
+    # exact arithmetic gives on these draws.
+    wrong = []
+    for a10, b10 in _decimal_cases(seed, 1):
+        a, b = a10 / 10, b10 / 10
+        n_resamples = 2 ** a.size - 1  # one short of every pattern: the sampled path
+        for alternative in ("two-sided", "greater", "less"):
+            got, want = (
+                paired_test(x, y, test="permutation", alternative=alternative,
+                            n_resamples=n_resamples, seed=seed).pvalue
+                for x, y in ((a, b), (a10.astype(float), b10.astype(float)))
+            )
+            if got != want:
+                wrong.append((a10.tolist(), b10.tolist(), alternative, got, want))
+    assert wrong == []
+
+
 # --- too few resamples -----------------------------------------------------------------------
 
 
