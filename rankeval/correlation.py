@@ -6,11 +6,13 @@ first and the second ranking say about item ``i`` (its rank, or a score from
 which a rank follows). Both must point the same way: two rank vectors (1 =
 best) or two score vectors (higher = better). Only the order matters, so any
 strictly increasing transformation of ``x`` or ``y`` leaves every value
-unchanged. A 1-D pair is one comparison and gives a ``float``; a 2-D array or
-a (ragged) list of rows gives one value per row; a 1-D ``x`` with a 2-D ``y``
-compares ``x`` with every row of ``y``. Two pandas objects are matched by their
-labels, as :func:`rankeval.paired_test` matches per-query scores: the items by
-a Series' index or a DataFrame's columns, the rows by a DataFrame's index.
+unchanged; integers are compared exactly, never rounded to float64 (which would
+tie nanosecond times or 64-bit ids past :math:`2^{53}`). A 1-D pair is one
+comparison and gives a ``float``; a 2-D array or a (ragged) list of rows gives
+one value per row; a 1-D ``x`` with a 2-D ``y`` compares ``x`` with every row
+of ``y``. Two pandas objects are matched by their labels, as
+:func:`rankeval.paired_test` matches per-query scores: the items by a Series'
+index or a DataFrame's columns, the rows by a DataFrame's index.
 
 :func:`inversions` follows the metrics' convention instead: it takes the
 relevance grades of one ranked list, best-ranked first, and counts the pairs
@@ -44,8 +46,8 @@ __all__ = ["spearman_rho", "kendall_tau", "kendall_tau_distance", "inversions"]
 
 
 def _as_rows(v, name):
-    """Return ``v`` as a list of 1-D float arrays, whether it was a single 1-D ranking,
-    the item labels of each row and the row labels.
+    """Return ``v`` as a list of 1-D arrays (see :func:`_numbers`), whether it was a
+    single 1-D ranking, the item labels of each row and the row labels.
 
     Item labels: a pandas Series' index, a DataFrame's columns (for each of its
     rows), or the index of a Series given as one row of a list; None for an
@@ -66,9 +68,9 @@ def _as_rows(v, name):
 
 
 def _unlabelled_rows(v, name):
-    """Return ``v`` as a list of 1-D float arrays, whether it was a single 1-D ranking,
-    and the index of each row given as a pandas Series (else None)."""
-    v = _frame_values(v)  # a DataFrame's values; _paired matches its labels
+    """Return ``v`` as a list of 1-D arrays (see :func:`_numbers`), whether it was a
+    single 1-D ranking, and the index of each row given as a pandas Series (else None)."""
+    v = _values(v)  # a DataFrame's values; _paired matches its labels
     if isinstance(v, (str, bytes)):
         raise TypeError(f"{name} must be a sequence of numbers, got a string")
     if isinstance(v, (set, frozenset, dict)):
@@ -90,7 +92,7 @@ def _unlabelled_rows(v, name):
         raise TypeError(f"{name} must contain numbers (ranks or scores), got {strings[0]!r}")
     is_row = [hasattr(item, "__iter__") and not _is_scalar(item) for item in items]
     if not any(is_row):
-        return [_numbers(np.asarray(items), name)], True, [None]
+        return [_numbers(_as_array(items), name)], True, [None]
     if not all(is_row):
         raise TypeError(
             f"{name} mixes numbers and sequences: pass one ranking (a flat list of "
@@ -101,34 +103,117 @@ def _unlabelled_rows(v, name):
         if isinstance(row, (str, bytes, set, frozenset, dict)):
             raise TypeError(f"{name}[{i}] must be a sequence of numbers, got {type(row).__name__}")
         labels.append(row.index if pandas_kind(row) == "series" else None)
-        row = np.asarray(_frame_values(row))
+        row = _as_array(_values(row))
         if row.ndim != 1:
             raise ValueError(f"{name}[{i}] must be a 1-D ranking, got {row.ndim}-D")
         rows.append(_numbers(row, f"{name}[{i}]"))
     return rows, False, labels
 
 
+def _values(v):
+    """The values of a pandas, polars or pyarrow object, else ``v`` itself, as
+    :func:`_frame_values` gives them, except that pandas integer and boolean columns
+    keep their whole numbers (``_frame_values`` reads every pandas column as float64,
+    which rounds integers past :math:`2^{53}`)."""
+    kind = pandas_kind(v)
+    if kind is not None:
+        dtypes = list(v.dtypes) if kind == "frame" else [v.dtype]
+        if dtypes and all(getattr(t, "kind", None) in ("b", "i", "u") for t in dtypes):
+            values = v.to_numpy()  # a nullable column with missing values: float or object
+            if values.dtype.kind in "biu":
+                return values
+            if all(isinstance(t, np.dtype) for t in dtypes):  # int64 and uint64 columns
+                return v.to_numpy(dtype=object)  # (their common type is float64)
+    return _frame_values(v)
+
+
+def _as_array(values):
+    """``np.asarray(values)``, except that a list of whole numbers that NumPy would turn
+    into float64 (a Python int past int64 among them) becomes an object array of
+    them, which :func:`_numbers` ranks exactly."""
+    arr = np.asarray(values)
+    if (
+        arr.dtype.kind == "f"
+        and isinstance(values, (list, tuple))
+        and all(isinstance(v, (numbers.Integral, np.bool_)) for v in values)
+    ):
+        return np.asarray(values, dtype=object)
+    return arr
+
+
 def _numbers(arr, name):
-    """Check that ``arr`` holds finite numbers (booleans count as 0/1); return float64."""
+    """Check that ``arr`` holds finite numbers (booleans count as 0/1); return float64
+    for floats, and int64 for whole numbers, in the same order.
+
+    Only the order of the values counts, and float64 would tie distinct integers past
+    :math:`2^{53}` (nanosecond times, 64-bit ids), so integers never become floats:
+    booleans and signed integers are cast to int64; uint64 values past int64 are all
+    shifted down by :math:`2^{63}`; Python ints of any size are replaced by their
+    dense ranks (0, 1, ...) when they do not fit in 64 bits.
+    """
     if arr.dtype.kind == "O":
         bad = [v for v in arr.flat if not isinstance(v, (numbers.Real, np.generic))]
         if bad:
             raise TypeError(f"{name} must contain numbers (ranks or scores), got {bad[0]!r}")
-        arr = arr.astype(np.float64)
+        if all(isinstance(v, (numbers.Integral, np.bool_)) for v in arr.flat):
+            arr = _whole_numbers(arr)
+        else:
+            arr = arr.astype(np.float64)
     if arr.dtype.kind not in "biuf":
         example = arr.flat[0] if arr.size else ""
         raise TypeError(
             f"{name} must contain numbers (ranks or scores), got dtype {arr.dtype} "
             f"with values such as {example!r}"
         )
+    if arr.dtype.kind == "u" and arr.size and arr.max() > np.iinfo(np.int64).max:
+        # v - 2**63 for every value: flipping the top bit of a uint64 and reading the
+        # bits as an int64 keeps the order
+        return (arr ^ np.uint64(1 << 63)).view(np.int64)
+    if arr.dtype.kind in "biu":
+        return arr.astype(np.int64)
     arr = arr.astype(np.float64)
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} contains NaN or infinite values")
     return arr
 
 
+def _whole_numbers(arr):
+    """An object array of whole numbers (Python or NumPy ints, booleans) as an int64 or
+    a uint64 array if they fit, else as their dense ranks: int64 in the same order."""
+    values = [int(v) for v in arr.flat]
+    low, high = min(values, default=0), max(values, default=0)
+    if -(2**63) <= low and high < 2**63:
+        return np.array(values, dtype=np.int64).reshape(arr.shape)
+    if 0 <= low and high < 2**64:
+        return np.array(values, dtype=np.uint64).reshape(arr.shape)
+    ranks = np.unique(np.array(values, dtype=object), return_inverse=True)[1]
+    return ranks.astype(np.int64).reshape(arr.shape)
+
+
+def _padded(rows, mask):
+    """One side's rows in one zero-padded array of ``mask``'s shape, each row's order
+    kept exactly: int64 when every row is int64, else float64. An int64 row among
+    float rows is cast to float64 when that is exact (every value within
+    :math:`\\pm 2^{53}`), else replaced by its dense ranks (0, 1, ...)."""
+    kinds = {r.dtype.kind for r in rows}
+    if kinds == {"i", "f"}:
+        exact = 2**53
+        rows = [
+            r
+            if r.dtype.kind == "f" or (r.min() >= -exact and r.max() <= exact)
+            else np.unique(r, return_inverse=True)[1]
+            for r in rows
+        ]
+    out = np.zeros(mask.shape, dtype=np.int64 if kinds == {"i"} else np.float64)
+    out[mask] = np.concatenate(rows)
+    return out
+
+
 def _paired(x, y):
     """Validate two rankings of the same items; return zero-padded arrays.
+
+    Each side is int64 if all its values are whole numbers, else float64
+    (:func:`_padded`): integers are never rounded (only their order counts).
 
     Where both sides carry pandas labels they are matched as in
     :func:`rankeval.paired_test`: items by a Series' index or a DataFrame's
@@ -194,10 +279,7 @@ def _paired(x, y):
             )
     lengths = np.array([a.size for a in xs], dtype=np.int64)
     mask = np.arange(lengths.max()) < lengths[:, None]
-    X = np.zeros(mask.shape)
-    Y = np.zeros(mask.shape)
-    X[mask] = np.concatenate(xs)
-    Y[mask] = np.concatenate(ys)
+    X, Y = _padded(xs, mask), _padded(ys, mask)
     return X, Y, Batch(X, lengths, single)
 
 
@@ -210,15 +292,19 @@ def _average_ranks(values, mask):
     Sorting puts equal values next to each other. A run of ties that fills
     sorted positions ``first..last`` (0-based) would receive ranks
     ``first + 1, ..., last + 1``; each member gets their mean ``(first + last) / 2 + 1``.
-    Padded cells are sorted past every real value (+inf) and so cannot share a run.
+    ``values`` are float64 or int64 (never rounded). Padded cells get the largest
+    value of the dtype (+inf, or the largest int64, which a real value may equal);
+    they come last in each row of the mask and so, sorted stably, after every real
+    value; each starts a run of its own, so that no real value shares one with them.
     """
     width = values.shape[1]
-    padded = np.where(mask, values, np.inf)
+    top = np.inf if values.dtype.kind == "f" else np.iinfo(values.dtype).max
+    padded = np.where(mask, values, values.dtype.type(top))
     order = np.argsort(padded, axis=1, kind="stable")
     s = np.take_along_axis(padded, order, axis=1)
     pos = np.arange(width)
     starts = np.ones(s.shape, dtype=bool)  # a new run of equal values starts here
-    starts[:, 1:] = s[:, 1:] != s[:, :-1]
+    starts[:, 1:] = (s[:, 1:] != s[:, :-1]) | ~mask[:, 1:]  # the n real values come first
     ends = np.ones(s.shape, dtype=bool)  # a run ends here
     ends[:, :-1] = starts[:, 1:]
     first = np.maximum.accumulate(np.where(starts, pos, 0), axis=1)
@@ -237,9 +323,10 @@ def spearman_rho(x, y):
         What two rankings say about the same items, aligned by item: ``x[i]``
         and ``y[i]`` are item ``i``'s rank (or score) in the first and the
         second ranking. Both must point the same way (both ranks, or both
-        scores). Finite numbers; at least 2 items. A 2-D array or a (ragged)
-        list of rows is one comparison per row; a 1-D ``x`` with a 2-D ``y``
-        compares ``x`` with every row of ``y`` (and the other way round).
+        scores). Finite numbers (integers of any size are compared exactly);
+        at least 2 items. A 2-D array or a (ragged) list of rows is one
+        comparison per row; a 1-D ``x`` with a 2-D ``y`` compares ``x`` with
+        every row of ``y`` (and the other way round).
         pandas labels are matched when both sides have them, as in
         :func:`rankeval.paired_test`: the items of two Series by their index
         (of a Series and a DataFrame, its index and the frame's columns; of

@@ -427,6 +427,122 @@ def test_a_million_items_in_linear_memory():
     assert 0 < distance < 0.5
 
 
+# --- large integers: compared exactly, never rounded to float64 --------------------------
+
+BIG = 1_700_000_000_000_000_000  # a time in nanoseconds: past 2**53, where float64 rounds
+
+
+def test_large_integers_are_not_rounded_to_float():
+    # the reviewer's cases: three times 1 ns apart are one and the same float64
+    x = np.array([BIG + 1, BIG + 2, BIG + 3])
+    assert kendall_tau(x, [1, 2, 3]) == 3 / 3  # 3 concordant pairs of 3
+    assert spearman_rho(x, [1, 2, 3]) == 1.0
+    assert kendall_tau_distance(x, [3, 2, 1]) == 3 * 2 / 2  # every pair discordant
+    assert kendall_tau(x, [1, 2, 3]) == stats.kendalltau(x, [1, 2, 3]).statistic
+    # 2**60 + 1 > 2**60 > 1: pair (0, 1) concordant, (0, 2) and (1, 2) discordant
+    y = np.array([2**60, 2**60 + 1, 1])
+    assert kendall_tau(y, [1, 2, 3]) == pytest.approx((1 - 2) / 3)
+    # ranks 2, 3, 1 against 1, 2, 3: d = 1, 1, -2, sum d^2 = 6
+    assert spearman_rho(y, [1, 2, 3]) == pytest.approx(1 - 6 * 6 / (3 * (3**2 - 1)))
+
+
+def test_unsigned_python_and_boolean_integers_keep_their_order():
+    u = np.array([2**64 - 1, 2**63, 2**63 + 1], dtype=np.uint64)  # ranks 3, 1, 2
+    assert kendall_tau(u, [3, 1, 2]) == 1.0
+    assert spearman_rho(u, [3, 1, 2]) == 1.0
+    assert kendall_tau_distance(u, [1, 2, 3]) == 2  # pairs (0, 1) and (0, 2)
+    # Python ints past int64, which NumPy turns into float64 (or object past uint64)
+    assert kendall_tau([2**63 + 1, 2**63, 2**63 + 2], [2, 1, 3]) == 1.0
+    assert kendall_tau([2**70 + 1, 2**70, -5], [3, 2, 1]) == 1.0
+    assert kendall_tau([np.uint64(2**64 - 1), -1, 0], [3, 1, 2]) == 1.0
+    assert kendall_tau(np.array([True, False, True]), [2, 1, 2]) == 1.0
+
+
+def test_large_integers_in_batches_and_against_floats():
+    x = np.array([BIG + 1, BIG + 2, BIG + 3])
+    assert kendall_tau(x, [0.3, 0.2, 0.1]) == -1.0  # x integer, y float
+    assert spearman_rho([0.1, 0.2, 0.3], x) == 1.0
+    np.testing.assert_array_equal(kendall_tau(np.stack([x, x[::-1]]), [1, 2, 3]), [1, -1])
+    # ragged rows, a row of floats and a row of large integers on the same side
+    xs = [[0.5, 0.25], [BIG + 3, BIG + 2, BIG + 1, BIG]]
+    ys = [[1, 2], [1, 2, 3, 4]]
+    np.testing.assert_array_equal(kendall_tau_distance(xs, ys), [1, 4 * 3 / 2])
+    np.testing.assert_array_equal(spearman_rho(xs, ys), [-1, -1])
+    np.testing.assert_array_equal(kendall_tau(ys, xs), [-1, -1])
+    # the largest int64 in a row shorter than the others: never tied with the padding
+    top = np.iinfo(np.int64).max
+    np.testing.assert_array_equal(
+        spearman_rho([[top, top - 1], [1, 2, 3]], [[1, 2], [1, 2, 3]]), [-1, 1]
+    )
+    # pandas integer columns are read as integers too
+    a = pd.Series(x, index=["s1", "s2", "s3"])
+    assert kendall_tau(a, pd.Series([3, 2, 1], index=["s3", "s2", "s1"])) == 1.0
+    frame = pd.DataFrame([x, x[::-1]], columns=["s1", "s2", "s3"])
+    np.testing.assert_array_equal(spearman_rho(frame, [1, 2, 3]), [1, -1])
+
+
+INT64_ANCHORS = [-(2**63), -(2**53), 0, 2**53, 2**63 - 1]
+UINT64_ANCHORS = [0, 2**53, 2**63, 2**64 - 1]
+
+
+def near(anchors, low, high):
+    """Whole numbers within 3 of an anchor, kept in [low, high]."""
+    return st.builds(
+        lambda a, d: min(max(a + d, low), high), st.sampled_from(anchors), st.integers(-3, 3)
+    )
+
+
+INTEGER_KINDS = [  # (dtype, values near 2**53 and 2**63: distinct ones that float64 ties)
+    (np.int64, near(INT64_ANCHORS, -(2**63), 2**63 - 1)),
+    (np.uint64, near(UINT64_ANCHORS, 0, 2**64 - 1)),
+]
+
+
+@st.composite
+def large_integer_pairs(draw):
+    """Two aligned int64 or uint64 arrays of the same 2 to 12 items."""
+    n = draw(st.integers(2, 12))
+    arrays = []
+    for _ in range(2):
+        dtype, values = draw(st.sampled_from(INTEGER_KINDS))
+        arrays.append(np.array(draw(st.lists(values, min_size=n, max_size=n)), dtype=dtype))
+    return tuple(arrays)
+
+
+EXACT_MEASURES = [  # between them, every count: ties in x, in y, in both, discordant pairs
+    spearman_rho,
+    kendall_tau,
+    lambda x, y: kendall_tau_distance(x, y, tie_penalty=0.5),
+]
+
+
+def dense_ranks(a):
+    """0, 1, ... for the distinct values of a, in their order: small, exact in float64."""
+    return np.unique(a, return_inverse=True)[1]
+
+
+@given(large_integer_pairs())
+def test_large_integers_correlate_as_their_dense_ranks(xy):
+    # only the order counts, so every value equals the one on the dense ranks
+    x, y = xy
+    rx, ry = dense_ranks(x), dense_ranks(y)
+    for f in EXACT_MEASURES:
+        want = f(rx, ry)
+        assert np.array_equal(f(x, y), want, equal_nan=True)
+        assert np.array_equal(f(x.tolist(), y.tolist()), want, equal_nan=True)  # Python ints
+        assert np.array_equal(f(x, ry.astype(float)), want, equal_nan=True)  # against floats
+
+
+@given(st.lists(large_integer_pairs(), min_size=1, max_size=4))
+def test_large_integer_batches_correlate_as_their_dense_ranks(rows):
+    # ragged rows, each int64 or uint64: padded into one batch, row by row exact
+    xs, ys = [x for x, _ in rows], [y for _, y in rows]
+    for f in EXACT_MEASURES:
+        want = [f(dense_ranks(x), dense_ranks(y)) for x, y in rows]
+        np.testing.assert_array_equal(f(xs, ys), want)
+        np.testing.assert_array_equal(f([x.tolist() for x in xs], ys), want)
+
+
 # --- pandas labels: matched as paired_test matches query ids ----------------------------
 
 PAIR_FUNCTIONS = [spearman_rho, kendall_tau, kendall_tau_distance]
