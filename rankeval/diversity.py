@@ -254,6 +254,8 @@ def _diversity(relevance, k, alpha, judgments, threshold, normalization, kind):
 
     run_rel = _binary(runs, threshold)
     judged_rel = _binary(ideal_sets, threshold)
+    if ideal_sets is not runs:
+        _check_judgments_hold_the_run(run_rel, judged_rel, single)
     m = max(r.shape[1] for r in run_rel)
     n_subtopics = np.array([j.any(axis=0).sum() for j in judged_rel])  # ndeval's actualSubtopics
     # ndeval divides by the ideal-ideal normaliser from depth 2 on, and leaves depth 1 alone.
@@ -273,6 +275,23 @@ def _diversity(relevance, k, alpha, judgments, threshold, normalization, kind):
     with np.errstate(invalid="ignore", divide="ignore"):
         values = np.where(curve != 0, curve / best, 0.0)
     return finish(values, _Single(single))
+
+
+def _check_judgments_hold_the_run(run_rel, judged_rel, single):
+    """Refuse judgments with fewer documents relevant to a subtopic than the ranking
+    itself holds: they cannot be every judged document of the query (the ranking's
+    among them), and their ideal would score below the ranking."""
+    for q, (r, j) in enumerate(zip(run_rel, judged_rel, strict=True)):
+        in_run, judged = r.sum(axis=0), j.sum(axis=0)
+        short = np.flatnonzero(in_run > judged)
+        if short.size:
+            s = short[0]
+            where = "" if single else f" of query {q}"
+            raise ValueError(
+                f"relevance{where} holds {in_run[s]} documents relevant to subtopic column "
+                f"{s} but judgments only {judged[s]}: judgments must hold every judged "
+                "document of the query, those of the ranking included"
+            )
 
 
 class _Single:

@@ -140,17 +140,26 @@ def _reference(run, k, alpha, kind, normalization, judged=None):
     return value / (measure(ideal) / norm)
 
 
+def _judging(run, others, others_first):
+    """The ranking and its query's judged documents: the ranking's and ``others``."""
+    return run, (others + run if others_first else run + others)
+
+
+# A ranking, and judgments that hold its documents (judged documents are all the
+# ranking's and others; diversity refuses fewer), in an order that starts with the
+# others half the time.
 run_and_judgments = st.integers(1, 4).flatmap(
     lambda m: st.tuples(
         *[
             st.lists(
                 st.lists(st.sampled_from([0.0, 1.0, nan]), min_size=m, max_size=m),
-                min_size=1,
+                min_size=min_size,
                 max_size=size,
             )
-            for size in (8, 10)
-        ]
-    )
+            for min_size, size in ((1, 8), (0, 4))
+        ],
+        st.booleans(),
+    ).map(lambda parts: _judging(*parts))
 )
 MEASURES = [(alpha_ndcg, "dcg"), (err_ia, "err")]
 NORMALIZATIONS = ["ideal", "ideal_ideal"]
@@ -316,6 +325,13 @@ def test_errors():
         alpha_ndcg([[1, 0]], judgments=[[1, 0, 0]])
     with pytest.raises(ValueError, match="judgments hold 1 queries but relevance holds 2"):
         err_ia([[[1, 0]], [[0, 1]]], judgments=[[[1, 0]]])
+    # judgments that lack relevant documents of the ranking (found by an adversarial
+    # review: alpha-nDCG came out as 2.315 instead of being refused)
+    with pytest.raises(ValueError, match="holds 2 documents relevant to subtopic column 0 "
+                                         "but judgments only 1"):
+        alpha_ndcg([[1, 1], [1, 0]], judgments=[[1, 0]])
+    with pytest.raises(ValueError, match="of query 1 holds 1 documents"):
+        err_ia([[[1, 0]], [[0, 1]]], normalization="ideal", judgments=[[[1, 0]], [[1, 0]]])
     with pytest.raises(ValueError, match=r"alpha must lie in \[0, 1\)"):
         alpha_ndcg([[1, 0]], alpha=1)
     with pytest.raises(TypeError, match="k must be a positive int"):
