@@ -186,6 +186,15 @@ def _to_batch_values(relevance, name: str, *, judged: bool) -> Batch:
             f"got the scalar {relevance!r}"
         )
 
+    if isinstance(relevance, np.ndarray) and type(relevance) is not np.ndarray:
+        # a subclass: np.matrix would shape every result as a matrix, and NumPy's
+        # operations would skip a masked array's masked items, as if they were 0
+        if np.ma.isMaskedArray(relevance) and np.ma.getmaskarray(relevance).any():
+            raise TypeError(
+                f"{name} is a masked array with masked items: fill them (say "
+                ".filled(0)) or give each ranking its own length in a list of rankings"
+            )
+        relevance = np.asarray(relevance)
     if isinstance(relevance, np.ndarray) and relevance.dtype.kind != "O":
         if relevance.ndim == 1:
             return _single(numeric(relevance, name), name)

@@ -277,6 +277,17 @@ def test_pandas_missing_values_are_named_not_misread(name):
         BY_NAME[name].call(frame)
 
 
+@pytest.mark.filterwarnings("ignore:the matrix subclass:PendingDeprecationWarning")
+@pytest.mark.parametrize("name", NAMES)
+def test_array_subclasses_are_read_as_plain_arrays(name):
+    plain = np.array([[1, 0, 1], [0, 1, 1]])
+    want = BY_NAME[name].call(plain)
+    for other in (np.matrix(plain), np.ma.array(plain)):  # a masked array, nothing masked
+        got = BY_NAME[name].call(other)
+        assert type(got) is np.ndarray and got.shape == (2,)
+        np.testing.assert_array_equal(got, want)
+
+
 def test_dataframe_values_not_labels_regression():
     # issue 9: the column labels 0, 1, 2 were read as the grades of one query
     frame = pd.DataFrame([[3, 3, 3], [3, 3, 3]])
@@ -345,6 +356,7 @@ BAD_RELEVANCE = [
     (pd.DataFrame({"a": [1, 0], "b": ["x", "y"]}), TypeError, "must contain numbers.*'x'"),
     (pd.Series(pd.to_datetime(["2024-01-01", "2024-01-02"])), TypeError, "must contain numbers"),
     (pd.Series(pd.to_timedelta([0, 5], unit="s")), TypeError, "must contain numbers"),
+    (np.ma.array([1, 0, 5], mask=[0, 0, 1]), TypeError, "masked array with masked items"),
     # a ragged batch whose zero padding would dwarf its grades (20,001 x 5,000 cells for
     # 25,000 grades) is refused before anything of that size is allocated
     ([[1]] * 20_000 + [[0] * 5_000], ValueError, "would be padded to 20,001 x 5,000"),
