@@ -688,7 +688,14 @@ def _dict_values(inner, queries, kind: str, n: int) -> np.ndarray:
     for q, docs in zip(queries, inner, strict=True):
         for d, v in docs.items():
             if isinstance(v, (numbers.Real, np.bool_)):
-                out[row] = float(v)
+                try:
+                    out[row] = float(v)
+                except OverflowError:
+                    shown = repr(v) if len(repr(v)) <= 40 else repr(v)[:37] + "..."
+                    raise ValueError(
+                        f"{kind}[{q!r}][{d!r}]: {_WHAT[kind]} {shown} is too large for a "
+                        "double (64-bit float)"
+                    ) from None
             else:
                 raise TypeError(
                     f"{kind}[{q!r}][{d!r}]: {_WHAT[kind]} must be a number, got "
@@ -831,4 +838,8 @@ def _number_column(array, name: str, where) -> pa.ChunkedArray:
         raise TypeError(f"{where(None)}: column {name!r} must be numeric, got {t}")
     if array.null_count:
         raise ValueError(f"{where(_first_true(array.is_null()))}: {name} is missing")
+    if pa.types.is_integer(t):
+        # to the nearest double, as float() and trec_eval's atof read a number: Arrow's
+        # safe cast refuses integers past 2**53 (nanosecond times as scores, say)
+        return array.cast(pa.float64(), safe=False)
     return array.cast(pa.float64())

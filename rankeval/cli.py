@@ -319,7 +319,12 @@ def _parse_args(argv):
     # stays a measure and is reported as one.
     groups = args.measures or []
     if len(args.files) < 2 and groups:
-        moved = []
+        # files that an -m swallowed before another -m ("-m P.10 QRELS RUN -m map"):
+        # paths, given back wherever they stand among the measures
+        moved = [g for g in groups[:-1] if g == "-" or (os.path.exists(g)
+                                                       and not _measure_like(g))]
+        for item in moved:
+            groups.remove(item)
         while len(groups) > 1:
             item = groups[-1]
             missing_files = len(args.files) + len(moved) < 2

@@ -669,7 +669,9 @@ def rank_run(
     grades : {"float", "trec_eval"}, default="float"
         ``"float"`` keeps fractional grades (1.5 stays 1.5); ``"trec_eval"``
         truncates them toward zero as trec_eval's ``atol`` does (1.5 -> 1,
-        -0.5 -> 0).
+        -0.5 -> 0). The grade is truncated after it is read as a number, so
+        exponent notation differs: ``2e-1`` is 0 here, and 2 for ``atol``,
+        which stops at the ``e``.
     max_docs : int or None, default=None
         Keep only the top ``max_docs`` documents of every query (trec_eval's
         ``-M``), after ranking.

@@ -103,7 +103,8 @@ def evaluate(
         only beyond float32's precision then tie.
     grades : {"float", "trec_eval"}, default="float"
         Keep fractional grades, or truncate them toward zero as trec_eval
-        reads them (1.5 -> 1).
+        reads them (1.5 -> 1; a grade in exponent notation is truncated after
+        it is read as a number, see :func:`rankeval.rank_run`).
     max_docs : int or None, default=None
         Score only the top ``max_docs`` of every ranking (trec_eval's ``-M``).
     columns : dict, optional

@@ -183,6 +183,15 @@ def test_a_bad_last_measure_before_the_files_is_named_as_a_measure(files):
     assert "No such file" in missing.stderr
 
 
+def test_m_after_the_files_that_an_earlier_m_swallowed(files):
+    # found by an adversarial review: trec_eval's getopt takes options after the files,
+    # and a second -m after them made the first give back no file
+    q, r = files
+    want = ok("-m", "P.2", "-m", "map", "--", q, r)
+    assert ok("-m", "P.2", q, r, "-m", "map") == want
+    assert ok("-m", "P.2", q, r, "-q", "-m", "map") == ok("-q", "-m", "P.2", "-m", "map", q, r)
+
+
 def test_repeated_m_adds_measures(files):
     rows = parse(ok(*files, "-m", "P@2", "-m", "RR", "-m", "AP", "MAP"))
     # MAP is AP: the first spelling is kept

@@ -93,6 +93,10 @@ def test_empty_inputs():
         ({"q": ["a", "b", "a"]}, ValueError,
          r"run\['q'\], positions 1 and 3: document 'a' listed twice for query 'q'"),
         ({"q": {"a": 1.0, "\ud800": 2.0}}, ValueError, r"cannot be encoded as UTF-8"),
+        # a bare OverflowError from float() before (found by an adversarial review)
+        ({"q": {"a": 1.0, "b": 10**400}}, ValueError,
+         r"run\['q'\]\['b'\]: score 1000000000000000000000000000000000000\.\.\. is too "
+         r"large for a double"),
     ],
 )
 def test_dict_errors(data, error, message):
@@ -309,6 +313,26 @@ def test_unsigned_64_bit_ids_within_int64_are_read():
                           "doc_id": np.array([5], dtype=np.uint64), "relevance": [1]})
     assert qrels_table(qrels).to_pydict() == {"query_id": [top], "doc_id": [5],
                                               "relevance": [1.0]}
+
+
+@pytest.mark.parametrize("kind", ["pandas", "arrow"])
+def test_integers_past_2_to_the_53_read_as_the_nearest_double(kind):
+    # found by an adversarial review: Arrow's safe cast refused them with a bare
+    # ArrowInvalid, while the same numbers in a dict were read as float() reads them
+    # (nanosecond times as scores, 64-bit grades); int64 and uint64 columns
+    values = {
+        "score": pd.array([2**53 + 1, 1_700_000_000_123_456_789], dtype="int64"),
+        "big": pd.array([2**64 - 1, 2**63 + 1], dtype="uint64"),
+    }
+    for column in values.values():
+        frame = pd.DataFrame({"query_id": ["q", "q"], "doc_id": ["a", "b"], "score": column})
+        source = frame if kind == "pandas" else pa.Table.from_pandas(frame)
+        got = run_table(source).column("score").to_pylist()
+        assert got == [float(v) for v in column]
+        want = run_table({"q": {"a": int(column[0]), "b": int(column[1])}})
+        assert got == want.column("score").to_pylist()
+    qrels = pd.DataFrame({"query_id": ["q"], "doc_id": ["a"], "relevance": [2**60 + 1]})
+    assert qrels_table(qrels).column("relevance").to_pylist() == [float(2**60 + 1)]
 
 
 def test_columns_ignored_for_files_and_dicts(tmp_path):
