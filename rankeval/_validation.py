@@ -21,6 +21,7 @@ __all__ = [
     "Batch",
     "as_array",
     "first_non_number",
+    "refuse_masked",
     "as_batch",
     "check_k",
     "check_real",
@@ -187,14 +188,8 @@ def _to_batch_values(relevance, name: str, *, judged: bool) -> Batch:
         )
 
     if isinstance(relevance, np.ndarray) and type(relevance) is not np.ndarray:
-        # a subclass: np.matrix would shape every result as a matrix, and NumPy's
-        # operations would skip a masked array's masked items, as if they were 0
-        if np.ma.isMaskedArray(relevance) and np.ma.getmaskarray(relevance).any():
-            raise TypeError(
-                f"{name} is a masked array with masked items: fill them (say "
-                ".filled(0)) or give each ranking its own length in a list of rankings"
-            )
-        relevance = np.asarray(relevance)
+        # a subclass: np.matrix would shape every result as a matrix
+        relevance = as_array(relevance, name)
     if isinstance(relevance, np.ndarray) and relevance.dtype.kind != "O":
         if relevance.ndim == 1:
             return _single(numeric(relevance, name), name)
@@ -296,9 +291,22 @@ def _rows(items: list, name: str) -> list:
     return rows
 
 
+def refuse_masked(x, name: str) -> None:
+    """Refuse a NumPy masked array with masked items: ``np.asarray`` would read the
+    values under the mask as they are, and NumPy's operations would skip them."""
+    if np.ma.isMaskedArray(x) and np.ma.getmaskarray(x).any():
+        raise TypeError(
+            f"{name} is a masked array with masked items, whose values would be read as "
+            "they are: fill them with the value they stand for (say .filled(0)), or leave "
+            "them out of the ranking (.compressed())"
+        )
+
+
 def as_array(x, name: str) -> np.ndarray:
     """``np.asarray(x)``, with a message that names ``name`` when ``x`` nests
-    sequences of different lengths (NumPy's own error names neither)."""
+    sequences of different lengths (NumPy's own error names neither); a masked array
+    with masked items is refused (:func:`refuse_masked`)."""
+    refuse_masked(x, name)
     try:
         return np.asarray(x)
     except ValueError:
@@ -367,6 +375,13 @@ def per_query(value, batch: Batch, name: str, *, integer: bool = False) -> np.nd
     """
     value = _aligned(value, batch, name)
     arr = np.asarray(value)
+    if arr.dtype.kind == "O" and arr.size and all(
+        isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in arr.flat
+    ):  # Python ints that fit no 64-bit integer
+        raise ValueError(
+            f"{name} must fit in a 64-bit integer (below 2**63), got "
+            f"{max(arr.flat, key=abs)}"
+        )
     if arr.dtype.kind not in "biuf" or arr.dtype.kind == "b":
         raise TypeError(f"{name} must be a number or a sequence of numbers, got {value!r}")
     if arr.ndim == 0:
@@ -384,7 +399,7 @@ def per_query(value, batch: Batch, name: str, *, integer: bool = False) -> np.nd
         if arr.dtype.kind == "u":
             too_big = arr > np.iinfo(np.int64).max
         else:  # int64 always fits; a float must lie below 2**63
-            too_big = np.abs(arr) >= 2.0**63 if arr.dtype.kind == "f" else arr != arr
+            too_big = np.abs(arr) >= 2.0**63 if arr.dtype.kind == "f" else np.zeros(arr.shape, bool)
         if np.any(too_big):
             x = arr[too_big][0]
             shown = f"{x:g}" if arr.dtype.kind == "f" else str(x)

@@ -201,7 +201,7 @@ def _parser() -> argparse.ArgumentParser:
         "files", nargs="*", metavar="QRELS RUN", help="qrels file, then run file(s); '-' is stdin"
     )
     p.add_argument(
-        "-m", "--measures", "--measure", action="extend", nargs="+", default=None,
+        "-m", "--measures", "--measure", action=_MeasureGroups, nargs="+", default=None,
         metavar="MEASURE", dest="measures",
         help="measures: trec_eval names (P.5,10 ndcg_cut.10 official all_trec) or ir_measures "
         "names (nDCG@10 AP 'RBP(p=0.9)'); repeat -m to add more. Default: official, as "
@@ -294,6 +294,15 @@ def _measure_like(item: str) -> bool:
     return True
 
 
+class _MeasureGroups(argparse.Action):
+    """``-m``: the measures of each occurrence, kept as one group (a list of lists), so
+    that :func:`_parse_args` knows which item followed an ``-m`` (always a measure)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        groups = getattr(namespace, self.dest, None) or []
+        setattr(namespace, self.dest, [*groups, list(values)])
+
+
 def _in_command_order(files, argv):
     """``files`` sorted by where they stand on the command line."""
     taken, keyed = set(), []
@@ -313,28 +322,29 @@ def _parse_args(argv):
         parser.epilog = parser.epilog.replace("{measures}", _measure_help())
     args = parser.parse_intermixed_args(argv)
     # "-m P@2 QRELS RUN": -m takes several measures, so it swallowed the files;
-    # give back to the positionals the trailing items that are files, not measures.
-    # An item that is no path is given back only while QRELS and RUN are still missing,
-    # so that a misspelt or unknown measure ("-m map Ndcg@10 q r", "-m map runid q r")
-    # stays a measure and is reported as one.
+    # give back to the positionals the trailing items of each -m that are files, not
+    # measures ("-m P.10 QRELS RUN -m map": the first -m's). The item right after an -m
+    # is always a measure, even where a file of that name exists. An item that is no
+    # path is given back only while QRELS and RUN are still missing, so that a misspelt
+    # or unknown measure ("-m map Ndcg@10 q r", "-m map runid q r") stays a measure and
+    # is reported as one.
     groups = args.measures or []
     if len(args.files) < 2 and groups:
-        # files that an -m swallowed before another -m ("-m P.10 QRELS RUN -m map"):
-        # paths, given back wherever they stand among the measures
-        moved = [g for g in groups[:-1] if g == "-" or (os.path.exists(g)
-                                                       and not _measure_like(g))]
-        for item in moved:
-            groups.remove(item)
-        while len(groups) > 1:
-            item = groups[-1]
-            missing_files = len(args.files) + len(moved) < 2
-            if item == "-" or os.path.exists(item) or (
-                missing_files and not _measure_like(item)
-            ):
-                moved.insert(0, groups.pop())
-            else:
-                break
+        moved = []
+        for group in groups:
+            tail = []
+            while len(group) > 1:
+                item = group[-1]
+                missing_files = len(args.files) + len(moved) + len(tail) < 2
+                if item == "-" or os.path.exists(item) or (
+                    missing_files and not _measure_like(item)
+                ):
+                    tail.insert(0, group.pop())
+                else:
+                    break
+            moved += tail
         args.files = _in_command_order(args.files + moved, argv)
+    args.measures = [m for group in groups for m in group] or None
     if len(args.files) < 2:
         parser.error("expected QRELS and at least one RUN file (e.g. qrels.txt run.txt)")
     if args.files.count("-") > 1:

@@ -6,8 +6,9 @@ first and the second ranking say about item ``i`` (its rank, or a score from
 which a rank follows). Both must point the same way: two rank vectors (1 =
 best) or two score vectors (higher = better). Only the order matters, so any
 strictly increasing transformation of ``x`` or ``y`` leaves every value
-unchanged; integers are compared exactly, never rounded to float64 (which would
-tie nanosecond times or 64-bit ids past :math:`2^{53}`). A 1-D pair is one
+unchanged; a row of integers is compared exactly, never rounded to float64 (which
+would tie nanosecond times or 64-bit ids past :math:`2^{53}`; a row that mixes
+integers and floats is a row of floats). A 1-D pair is one
 comparison and gives a ``float``; a 2-D array or a (ragged) list of rows gives
 one value per row; a 1-D ``x`` with a 2-D ``y`` compares ``x`` with every row
 of ``y``. Two pandas objects are matched by their labels, as
@@ -36,6 +37,7 @@ from ._validation import (
     check_probability,
     finish,
     pandas_kind,
+    refuse_masked,
 )
 from .compare import _match_labels
 
@@ -71,6 +73,9 @@ def _unlabelled_rows(v, name):
     """Return ``v`` as a list of 1-D arrays (see :func:`_numbers`), whether it was a
     single 1-D ranking, and the index of each row given as a pandas Series (else None)."""
     v = _values(v)  # a DataFrame's values; _paired matches its labels
+    refuse_masked(v, name)
+    if isinstance(v, np.ndarray) and type(v) is not np.ndarray:  # np.matrix, say
+        v = np.asarray(v)
     if isinstance(v, (str, bytes)):
         raise TypeError(f"{name} must be a sequence of numbers, got a string")
     if isinstance(v, (set, frozenset, dict)):
@@ -103,7 +108,9 @@ def _unlabelled_rows(v, name):
         if isinstance(row, (str, bytes, set, frozenset, dict)):
             raise TypeError(f"{name}[{i}] must be a sequence of numbers, got {type(row).__name__}")
         labels.append(row.index if pandas_kind(row) == "series" else None)
-        row = _as_array(_values(row))
+        row = _values(row)
+        refuse_masked(row, f"{name}[{i}]")
+        row = _as_array(row)
         if row.ndim != 1:
             raise ValueError(f"{name}[{i}] must be a 1-D ranking, got {row.ndim}-D")
         rows.append(_numbers(row, f"{name}[{i}]"))

@@ -192,6 +192,18 @@ def test_m_after_the_files_that_an_earlier_m_swallowed(files):
     assert ok("-m", "P.2", q, r, "-q", "-m", "map") == ok("-q", "-m", "P.2", "-m", "map", q, r)
 
 
+def test_the_item_after_m_is_a_measure_even_where_a_file_has_its_name(files, tmp_path,
+                                                                       monkeypatch):
+    # a file named "map" in the working directory: "-m map" after the files still asks
+    # for the measure (it was taken as a second run, and map silently dropped)
+    q, r = files
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "map").write_bytes(r.read_bytes())
+    rows = parse(ok("-m", "P.2", q, r, "-m", "map"))
+    assert [name for name, _, _ in rows] == ["map", "P_2"]
+    assert parse(ok("-m", "map", "-m", "P.2", q, r)) == rows
+
+
 def test_repeated_m_adds_measures(files):
     rows = parse(ok(*files, "-m", "P@2", "-m", "RR", "-m", "AP", "MAP"))
     # MAP is AP: the first spelling is kept

@@ -357,6 +357,7 @@ BAD_RELEVANCE = [
     (pd.Series(pd.to_datetime(["2024-01-01", "2024-01-02"])), TypeError, "must contain numbers"),
     (pd.Series(pd.to_timedelta([0, 5], unit="s")), TypeError, "must contain numbers"),
     (np.ma.array([1, 0, 5], mask=[0, 0, 1]), TypeError, "masked array with masked items"),
+    ([np.ma.array([0, 3], mask=[0, 1]), [1]], TypeError, r"relevance\[0\] is a masked array"),
     # a ragged batch whose zero padding would dwarf its grades (20,001 x 5,000 cells for
     # 25,000 grades) is refused before anything of that size is allocated
     ([[1]] * 20_000 + [[0] * 5_000], ValueError, "would be padded to 20,001 x 5,000"),
@@ -445,6 +446,7 @@ def test_n_relevant_in_list_is_the_explicit_default(f):
         # wrapped around by a cast to int64 before, and named as a negative count
         (10**19, ValueError, "must fit in a 64-bit integer"),
         (1e20, ValueError, "must fit in a 64-bit integer"),
+        (10**20, ValueError, "must fit in a 64-bit integer"),  # Python ints: object array
     ],
 )
 def test_bad_n_relevant_is_refused(f, n_relevant, exc, match):

@@ -694,3 +694,17 @@ def test_equal_indexes_pair_by_position_even_with_repeated_labels():
     # but they cannot be matched against a reordered copy
     with pytest.raises(ValueError, match="duplicate label"):
         kendall_tau(frame["AP"], frame["nDCG"].iloc[::-1])
+
+
+@pytest.mark.filterwarnings("ignore:the matrix subclass:PendingDeprecationWarning")
+def test_masked_and_matrix_inputs():
+    # a masked item's value was read as it is (9 below: tau -1/3 instead of an error)
+    masked = np.ma.array([1, 2, 9], mask=[0, 0, 1])
+    with pytest.raises(TypeError, match="x is a masked array with masked items"):
+        kendall_tau(masked, [1, 2, 0])
+    with pytest.raises(TypeError, match=r"y\[0\] is a masked array with masked items"):
+        spearman_rho([[1, 2, 3]], [masked])
+    assert kendall_tau(np.ma.array([1, 2, 3]), [1, 3, 2]) == kendall_tau([1, 2, 3], [1, 3, 2])
+    got = spearman_rho(np.matrix([[1, 2, 3]]), [[1, 3, 2]])
+    assert type(got) is np.ndarray and got.shape == (1,)
+    assert got[0] == spearman_rho([1, 2, 3], [1, 3, 2])

@@ -330,6 +330,8 @@ def test_errors():
     with pytest.raises(ValueError, match="holds 2 documents relevant to subtopic column 0 "
                                          "but judgments only 1"):
         alpha_ndcg([[1, 1], [1, 0]], judgments=[[1, 0]])
+    with pytest.raises(TypeError, match="relevance is a masked array with masked items"):
+        alpha_ndcg(np.ma.array([[0, 1], [1, 1]], mask=[[0, 0], [1, 1]]))
     with pytest.raises(ValueError, match="of query 1 holds 1 documents"):
         err_ia([[[1, 0]], [[0, 1]]], normalization="ideal", judgments=[[[1, 0]], [[1, 0]]])
     with pytest.raises(ValueError, match=r"alpha must lie in \[0, 1\)"):
