@@ -21,7 +21,6 @@ __all__ = [
     "Batch",
     "as_array",
     "first_non_number",
-    "refuse_masked",
     "as_batch",
     "check_k",
     "check_real",
@@ -216,7 +215,8 @@ def _to_batch_values(relevance, name: str, *, judged: bool) -> Batch:
     # a None among judged grades is a scalar, which _judged_numeric then names
     if not judged and any(x is None for x in items):
         raise TypeError(
-            f"{name} contains None at position {[x is None for x in items].index(True)}; "
+            f"{name} contains None at position "
+            f"{next(i for i, x in enumerate(items) if x is None)}; "
             "grades must be numbers (the measures that read judgments, such as bpref, "
             "take NaN for an unjudged item)"
         )
@@ -396,10 +396,8 @@ def per_query(value, batch: Batch, name: str, *, integer: bool = False) -> np.nd
     if integer:
         if arr.dtype.kind == "f" and not np.all(arr == np.round(arr)):
             raise TypeError(f"{name} must hold whole numbers, got {value!r}")
-        if arr.dtype.kind == "u":
-            too_big = arr > np.iinfo(np.int64).max
-        else:  # int64 always fits; a float must lie below 2**63
-            too_big = np.abs(arr) >= 2.0**63 if arr.dtype.kind == "f" else np.zeros(arr.shape, bool)
+        # int64 always fits; uint64 and float values must lie below 2**63
+        too_big = np.abs(arr) >= 2**63 if arr.dtype.kind in "uf" else np.False_
         if np.any(too_big):
             x = arr[too_big][0]
             shown = f"{x:g}" if arr.dtype.kind == "f" else str(x)

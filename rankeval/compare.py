@@ -188,7 +188,8 @@ def _constant(d):
     :func:`paired_test`'s t-test, of :func:`effect_size` and of
     :func:`bootstrap_ci`. The differences then share one sign, since their range
     would otherwise exceed the largest of them. The randomization test counts
-    ties by the same tolerance (:func:`_randomization_pvalue`).
+    ties by the same epsilons, scaled by the scores as well
+    (:func:`_randomization_pvalue`).
     """
     return bool(np.ptp(d) <= _rounding_tolerance(d))
 
@@ -584,8 +585,7 @@ def effect_size(a, b) -> dict:
     errors alone, which would give :math:`d_z` near :math:`10^{15}`. They count
     as equal when their range is at most 16 machine epsilons times the largest
     :math:`|d_q|`, the rule by which :func:`paired_test` refuses the t-test for
-    zero variance (and counts ties in its randomization test); :math:`s_d` is
-    then taken as 0.
+    zero variance; :math:`s_d` is then taken as 0.
 
     Chapter: :doc:`/chapters/17_comparing_systems`.
 

@@ -32,12 +32,12 @@ from ._validation import (
     Batch,
     _frame_values,
     _is_scalar,
+    as_array,
     as_batch,
     check_k,
     check_probability,
     finish,
     pandas_kind,
-    refuse_masked,
 )
 from .compare import _match_labels
 
@@ -73,9 +73,8 @@ def _unlabelled_rows(v, name):
     """Return ``v`` as a list of 1-D arrays (see :func:`_numbers`), whether it was a
     single 1-D ranking, and the index of each row given as a pandas Series (else None)."""
     v = _values(v)  # a DataFrame's values; _paired matches its labels
-    refuse_masked(v, name)
-    if isinstance(v, np.ndarray) and type(v) is not np.ndarray:  # np.matrix, say
-        v = np.asarray(v)
+    if isinstance(v, np.ndarray) and type(v) is not np.ndarray:  # np.matrix, masked
+        v = as_array(v, name)
     if isinstance(v, (str, bytes)):
         raise TypeError(f"{name} must be a sequence of numbers, got a string")
     if isinstance(v, (set, frozenset, dict)):
@@ -97,7 +96,7 @@ def _unlabelled_rows(v, name):
         raise TypeError(f"{name} must contain numbers (ranks or scores), got {strings[0]!r}")
     is_row = [hasattr(item, "__iter__") and not _is_scalar(item) for item in items]
     if not any(is_row):
-        return [_numbers(_as_array(items), name)], True, [None]
+        return [_numbers(_as_array(items, name), name)], True, [None]
     if not all(is_row):
         raise TypeError(
             f"{name} mixes numbers and sequences: pass one ranking (a flat list of "
@@ -108,9 +107,7 @@ def _unlabelled_rows(v, name):
         if isinstance(row, (str, bytes, set, frozenset, dict)):
             raise TypeError(f"{name}[{i}] must be a sequence of numbers, got {type(row).__name__}")
         labels.append(row.index if pandas_kind(row) == "series" else None)
-        row = _values(row)
-        refuse_masked(row, f"{name}[{i}]")
-        row = _as_array(row)
+        row = _as_array(_values(row), f"{name}[{i}]")
         if row.ndim != 1:
             raise ValueError(f"{name}[{i}] must be a 1-D ranking, got {row.ndim}-D")
         rows.append(_numbers(row, f"{name}[{i}]"))
@@ -134,11 +131,12 @@ def _values(v):
     return _frame_values(v)
 
 
-def _as_array(values):
-    """``np.asarray(values)``, except that a list of whole numbers that NumPy would turn
-    into float64 (a Python int past int64 among them) becomes an object array of
-    them, which :func:`_numbers` ranks exactly."""
-    arr = np.asarray(values)
+def _as_array(values, name):
+    """``as_array(values, name)`` (masked items refused, ragged nesting named), except
+    that a list of whole numbers that NumPy would turn into float64 (a Python int past
+    int64 among them) becomes an object array of them, which :func:`_numbers` ranks
+    exactly."""
+    arr = as_array(values, name)
     if (
         arr.dtype.kind == "f"
         and isinstance(values, (list, tuple))
