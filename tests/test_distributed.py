@@ -398,13 +398,15 @@ def test_mllib_ranking_metrics_equal_rankeval_spark(spark):
     assert (ours["NumRel"] == 0).sum() >= 3  # queries without a relevant document
     lists = mllib_lists(qrels, run, ours.index)
     sc = spark.sparkContext
-    plain = RankingMetrics(sc.parallelize([(p, rel) for p, rel, _ in lists], 2))
+    # PySpark's class (its calls run Python workers: k = 5 only) and Scala's, built directly
+    pyspark_plain = RankingMetrics(sc.parallelize([(p, rel) for p, rel, _ in lists], 2))
+    plain = _jvm_ranking_metrics(sc, [(p, rel, []) for p, rel, _ in lists])
     graded = _jvm_ranking_metrics(sc, lists)
 
     def mllib(metrics, name, *args):  # meanAveragePrecision is a property, the rest methods
         def call():
             value = getattr(metrics, name)
-            return value(*args) if args and callable(value) else value
+            return value(*args) if callable(value) else value
 
         return _within(SPARK_JOB_TIMEOUT, f"RankingMetrics.{name}", call)
 
@@ -416,6 +418,10 @@ def test_mllib_ranking_metrics_equal_rankeval_spark(spark):
     assert abs(mllib(reversed_labels, "ndcgAt", 5) - mllib(graded, "ndcgAt", 5)) > 1e-3
     R = ours["NumRel"].to_numpy(float)
     assert mllib(plain, "meanAveragePrecision") == pytest.approx(ours["AP"].mean(), abs=1e-9)
+    assert mllib(pyspark_plain, "meanAveragePrecision") == pytest.approx(ours["AP"].mean(),
+                                                                         abs=1e-9)  # fmt: skip
+    for name in ("precisionAt", "recallAt", "ndcgAt", "meanAveragePrecisionAt"):
+        assert mllib(pyspark_plain, name, 5) == pytest.approx(mllib(plain, name, 5), abs=1e-12)
     for k in MLLIB_KS:
         assert mllib(plain, "precisionAt", k) == pytest.approx(ours[f"P@{k}"].mean(), abs=1e-9)
         assert mllib(plain, "recallAt", k) == pytest.approx(ours[f"R@{k}"].mean(), abs=1e-9)
