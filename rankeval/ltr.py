@@ -567,7 +567,12 @@ def weighted_mean(frame, weights=None):
     LightGBM's ``ndcg`` divides :math:`\sum_q w_q \, \mathrm{nDCG}(q)` by
     :math:`\sum_q w_q`, with :math:`w_q` the mean weight of the query's rows;
     XGBoost does the same with one weight per group. Without weights both are
-    the plain mean over queries. A NaN is refused rather than skipped: a mean
+    the plain mean over queries. With weights, both libraries add the value
+    of a query without a relevant row (1, or 0 for XGBoost's ``ndcg-``) to
+    the sum *unweighted*, while its :math:`w_q` still counts in the divisor;
+    this function weights it like any other value, so the two agree only when
+    such queries have weight 1 or there are none (``tests/test_ltr.py`` trains
+    both libraries and checks either formula). A NaN is refused rather than skipped: a mean
     over fewer queries would be a silent change of the denominator.
 
     Chapter: :doc:`/chapters/21_recommenders_and_ltr`.
