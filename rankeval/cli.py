@@ -130,10 +130,11 @@ def _parse_items(items):
             continue
         parsed = parse_trec_eval(item) if trec else [parse_measure(item)]
         for m in parsed:
-            if m in measures:
+            label = _trec_label(item, m) if trec else item
+            if label in labels:  # one line per name asked for (map and AP: two)
                 continue
             measures.append(m)
-            labels.append(_trec_label(item, m) if trec else item)
+            labels.append(label)
     trec_mode = bool(trec_flags) and all(trec_flags)
     if trec_mode:  # trec_eval's order: its measure table, then increasing cut-off
         order = sorted(
@@ -483,7 +484,9 @@ def _evaluate(qrels, run, measures, args):
         "columns": None,
     }
     # (the table, and which of its queries the run has: -c -q prints only those)
-    return runs._evaluate(qrels, run, list(measures), **options)
+    table, in_run = runs._evaluate(qrels, run, list(dict.fromkeys(measures)), **options)
+    # one column per line to print: two names of one measure (map AP) share its values
+    return table[[str(m) for m in measures]], in_run
 
 
 class _Result:

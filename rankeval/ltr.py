@@ -48,7 +48,6 @@ from .measures import (
     Measure,
     check_tie_averaging,
     parse_measure,
-    parse_measures,
     score_ranked,
 )
 from .ranking import RankedRun
@@ -112,6 +111,14 @@ def _from_sizes(sizes, n: int):
 
 def _from_ids(ids, n: int):
     """A query id per row -> row codes (ids sorted as evaluate sorts them), ids."""
+    if not isinstance(ids, np.ndarray) or ids.dtype.kind == "O":
+        # np.asarray([1, "1"]) would make both strings: refuse ids of two types first
+        from ._tables import id_kind, mixed_id_types
+
+        values = ids.tolist() if hasattr(ids, "tolist") else list(ids)
+        kinds = dict.fromkeys(k for k in map(id_kind, values) if k)
+        if len(kinds) > 1:
+            raise mixed_id_types("query_id", *kinds)
     arr = np.asarray(ids)
     if arr.ndim != 1:
         raise ValueError(f"query ids must be 1-D (one per row), got shape {arr.shape}")
@@ -182,7 +189,7 @@ def _groups(group, n: int, group_kind: str):
                 "row, and group sizes must be integers adding up to the number of rows"
             )
     if group_kind == "ids":
-        return _from_ids(arr, n), "query_id"
+        return _from_ids(group, n), "query_id"
     return _from_sizes(arr, n), "group"
 
 
@@ -224,8 +231,11 @@ def _rank_contiguous(codes, scores, n_groups):
 
 def _measures(measures, gain, labels):
     """Parse measures; give nDCG and DCG the convention's gain unless they name one."""
+    from .runs import _requested
+
     items = [measures] if isinstance(measures, (str, Measure)) else list(measures)
-    parsed = parse_measures(items)
+    requested = _requested(items)  # one column per name asked for, as evaluate
+    parsed = list(dict.fromkeys(m for _, m in requested))
     extra = {}
     if isinstance(gain, str):
         if gain not in ("linear", "exponential"):
@@ -250,17 +260,15 @@ def _measures(measures, gain, labels):
         extra = {"gains": check({i: g for i, g in enumerate(table.tolist())}, "label_gain")}
         if not extra["gains"]:
             extra = {}
-    out = []
+    mapped = {}
     for m in parsed:
         own = {"gain", "gains"} & set(m.param)
         if m.name in _GAIN_MEASURES and extra and not own:
-            m = Measure(m.name, m.cutoff, tuple(sorted({**m.param, **extra}.items())))
-        out.append(m)
-    first = {}  # each measure labelled as the caller spelled it first (as evaluate does)
-    for item in items:
-        first.setdefault(parse_measure(item), item if isinstance(item, str) else str(item))
-    labels_out = [first[m].strip() for m in parsed]
-    return out, labels_out
+            mapped[m] = Measure(m.name, m.cutoff, tuple(sorted({**m.param, **extra}.items())))
+        else:
+            mapped[m] = m
+    out = list(dict.fromkeys(mapped.values()))
+    return out, [(label, mapped[m]) for label, m in requested]
 
 
 def _weights(weights, row_weights, codes, ids, n):
@@ -524,7 +532,7 @@ def evaluate_groups(
 
     import pandas as pd
 
-    frame = pd.DataFrame({name: values[m] for name, m in zip(names, parsed, strict=True)})
+    frame = pd.DataFrame({name: values[m] for name, m in names})
     frame.index = pd.Index(
         ids, name=index_name, dtype=ids.dtype if ids.dtype.kind == "i" else object
     )

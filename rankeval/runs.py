@@ -117,7 +117,8 @@ def evaluate(
     pandas.DataFrame
         Index ``query_id`` (sorted: strings by bytes; integer ids keep their
         ``int64`` dtype and numeric order), one column per measure, labelled
-        as given in ``measures`` (repeats removed): float64, or int64 for the
+        as given in ``measures`` (two names of one measure, such as ``"MRR"``
+        and ``"RR"``, are two columns; an exact repeat is one): float64, or int64 for the
         counts (NumQ, NumRet, NumRel, NumRelRet). Summarise it with
         :func:`aggregate`, which sums the counts and averages the rest.
 
@@ -189,8 +190,8 @@ def _evaluate(qrels, run, measures, *, threshold, ties, ideal, missing, judged_o
     items = [measures] if isinstance(measures, (str, Measure)) else measures
     if hasattr(items, "__iter__") and not isinstance(items, (str, Measure)):
         items = list(items)
-    parsed = parse_measures(items)
-    labels = _labels(items, parsed)
+    requested = _requested(items)
+    parsed = list(dict.fromkeys(m for _, m in requested))  # each measure scored once
     if ties == "average":
         check_tie_averaging(
             parsed, "; evaluate those with ties='trec_eval' or ties='input' in a separate call"
@@ -214,7 +215,7 @@ def _evaluate(qrels, run, measures, *, threshold, ties, ideal, missing, judged_o
 
     import pandas as pd
 
-    frame = pd.DataFrame({label: values[m] for label, m in zip(labels, parsed, strict=True)})
+    frame = pd.DataFrame({label: values[m] for label, m in requested})
     ids = ranked.query_ids
     frame.index = pd.Index(
         ids, name="query_id", dtype=ids.dtype if ids.dtype.kind == "i" else object
@@ -281,9 +282,17 @@ def aggregate(frame, measures=None):
     return pd.Series(out, dtype=np.float64)
 
 
-def _labels(items, measures):
-    """Column labels: each measure as the caller spelled it first."""
-    first = {}
+def _requested(items):
+    """``[(label, Measure)]``: one column per name asked for, in the order asked.
+
+    Two spellings of one measure (``"MRR"`` and ``"RR"``) are two columns with the
+    same values, so that every name asked for comes back; a name repeated exactly
+    (after stripping spaces) is one column.
+    """
+    parse_measures(items)  # the checks of the whole list (empty list, types)
+    out = {}
     for item in items:
-        first.setdefault(parse_measure(item), item if isinstance(item, str) else str(item))
-    return [first[m].strip() for m in measures]
+        label = item.strip() if isinstance(item, str) else str(item)
+        if label not in out:
+            out[label] = parse_measure(item)
+    return list(out.items())

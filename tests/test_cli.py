@@ -206,8 +206,8 @@ def test_the_item_after_m_is_a_measure_even_where_a_file_has_its_name(files, tmp
 
 def test_repeated_m_adds_measures(files):
     rows = parse(ok(*files, "-m", "P@2", "-m", "RR", "-m", "AP", "MAP"))
-    # MAP is AP: the first spelling is kept
-    assert [n for n, _, _ in rows] == ["num_q", "P@2", "RR", "AP"]
+    # MAP is AP, yet every name asked for gets its line (issue 37)
+    assert [n for n, _, _ in rows] == ["num_q", "P@2", "RR", "AP", "MAP"]
 
 
 def test_trec_eval_dotted_names(files):

@@ -117,9 +117,10 @@ def test_ambiguous_ones_need_group_kind():
     assert two["nDCG"].tolist() == [1.0, 0.0]
 
 
-def test_labels_as_given_and_repeats_dropped():
+def test_labels_as_given_and_every_name_a_column():
     got = evaluate_groups(LABELS, SCORES, SIZES, ["MAP", "AP", "ndcg_cut_2", "nDCG@2"])
-    assert got.columns.tolist() == ["MAP", "ndcg_cut_2"]
+    assert got.columns.tolist() == ["MAP", "AP", "ndcg_cut_2", "nDCG@2"]
+    assert got["MAP"].tolist() == got["AP"].tolist()
     assert got["MAP"].tolist() == evaluate_groups(LABELS, SCORES, SIZES, "AP")["AP"].tolist()
 
 
