@@ -434,6 +434,37 @@ def _to_numpy_bool(values) -> np.ndarray:
 # --- ids -------------------------------------------------------------------------------
 
 
+def mixed_id_types(column: str, first: str, second: str, where: str = "") -> TypeError:
+    """The one error for ids of two types (evaluate, evaluate_groups, Dask, Spark).
+
+    ``first`` and ``second`` name the types (``"int"``, ``"str"``); ``where`` says
+    which inputs hold them, e.g. ``" (qrels: int, run: str)"``.
+    """
+    return TypeError(
+        f"column {column!r} holds ids of two types, {first} and {second}{where}: ids are "
+        "compared exactly and never converted (1 and '1' would be different ids); give "
+        f"every {column} as an integer or every one as a string"
+    )
+
+
+def id_kind(value) -> str | None:
+    """``"int"`` or ``"str"`` for an id value, an Arrow type or a NumPy/pandas dtype;
+    None for anything else (left to the readers' own checks)."""
+    if isinstance(value, (pa.DataType,)):
+        if pa.types.is_integer(value):
+            return "int"
+        if pa.types.is_string(value) or pa.types.is_large_string(value) or _is_string_view(
+            value
+        ):
+            return "str"
+        return None
+    if isinstance(value, str):
+        return "str"
+    if _is_int(value):
+        return "int"
+    return None
+
+
 def _is_int(x) -> bool:
     return isinstance(x, (numbers.Integral, np.integer)) and not isinstance(x, (bool, np.bool_))
 

@@ -27,6 +27,7 @@ import numpy as np
 from ._partition import (
     COLUMNS,
     check_columns,
+    check_id_types,
     check_partitions,
     evaluate_partition,
     result_columns,
@@ -184,6 +185,7 @@ def evaluate(qrels, run, measures, *, npartitions=None, **conventions):
     labels = result_columns(measures)
     q = _frame(qrels, "qrels")
     r = _frame(run, "run")
+    check_id_types(q.dtypes, r.dtypes)
     q = q.assign(relevance=q["relevance"].astype("float64"), score=np.float64(np.nan))
     r = r.assign(score=r["score"].astype("float64"), relevance=np.float64(np.nan))
     columns = list(COLUMNS)

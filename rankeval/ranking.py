@@ -429,13 +429,21 @@ def _only(columns, names):
     return {k: v for k, v in columns.items() if k in names} or None
 
 
-def _unify(a, b):
-    """Give two id columns one Arrow type: strings if either holds strings."""
+def _unify(a, b, column):
+    """Give two id columns (the qrels', the run's) one Arrow type; integer ids and
+    string ids are a TypeError, as no id is ever converted."""
     import pyarrow as pa
+
+    from ._tables import id_kind, mixed_id_types
 
     ta, tb = a.type, b.type
     if ta == tb:
         return a, b
+    if not len(a) or not len(b):  # an empty side has no type of its own
+        return (a.cast(tb), b) if not len(a) else (a, b.cast(ta))
+    ka, kb = id_kind(ta), id_kind(tb)
+    if ka != kb:
+        raise mixed_id_types(column, ka, kb, f" (qrels: {ka}, run: {kb})")
     if pa.types.is_integer(ta) and pa.types.is_integer(tb):
         return a.cast(pa.int64()), b.cast(pa.int64())
     large = pa.types.is_large_string(ta) or pa.types.is_large_string(tb)
@@ -755,7 +763,7 @@ def rank_run(
     r_values, r_index = _split(rt.column("query_id"))
     qt, rt = qt.drop_columns("query_id"), rt.drop_columns("query_id")  # codes replace ids
     _release()
-    q_values, r_values = _unify(q_values, r_values)
+    q_values, r_values = _unify(q_values, r_values, "query_id")
     queries = _sorted_unique(q_values)
     q_code = _codes(q_values, queries)[q_index]
     r_code = _codes(r_values, queries)[r_index]
@@ -775,7 +783,7 @@ def rank_run(
 
     # grades: one hash join (Acero) of the run's (query, document) pairs with the qrels'
     # (the query is matched by its code: an integer key is cheaper than the id's text)
-    q_doc, r_doc = _unify(qt.column("doc_id"), rt.column("doc_id"))
+    q_doc, r_doc = _unify(qt.column("doc_id"), rt.column("doc_id"), "doc_id")
     index = np.int32 if max(r_code.size, q_code.size) < 2**31 - 1 else np.int64
     left = pa.table(
         {

@@ -18,6 +18,7 @@ from __future__ import annotations
 from ._partition import (
     COLUMNS,
     check_columns,
+    check_id_types,
     check_partitions,
     evaluate_partition,
     result_columns,
@@ -86,6 +87,7 @@ def evaluate(qrels, run, measures, *, num_partitions=None, **conventions):
 
     _check(qrels, "qrels")
     _check(run, "run")
+    check_id_types(dict(qrels.dtypes), dict(run.dtypes))
     labels = result_columns(measures)
     id_type = dict(qrels.dtypes)["query_id"]
     q = qrels.select(
