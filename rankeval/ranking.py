@@ -429,6 +429,28 @@ def _only(columns, names):
     return {k: v for k, v in columns.items() if k in names} or None
 
 
+def _mark_empty_rankings(present, run, queries) -> None:
+    """Mark as present the judged queries that a dict run holds with an empty ranking
+    (``{q: {}}``, ``{q: []}``): the run has them, so they are scored (0, as pytrec_eval
+    and ranx score them), not dropped as absent queries are."""
+    from collections.abc import Mapping
+
+    import pyarrow as pa
+
+    from ._tables import id_kind
+
+    if not isinstance(run, Mapping):
+        return
+    kind = id_kind(queries.type)
+    empty = [
+        q for q, v in run.items()
+        if id_kind(q) == kind and hasattr(v, "__len__") and not isinstance(v, str) and not len(v)
+    ]  # fmt: skip
+    if empty:
+        codes = _codes(pa.array(empty, type=queries.type), queries)
+        present[codes[codes >= 0]] = True
+
+
 def _unify(a, b, column):
     """Give two id columns (the qrels', the run's) one Arrow type; integer ids and
     string ids are a TypeError, as no id is ever converted."""
@@ -770,6 +792,7 @@ def rank_run(
     del q_index, r_index
     keep = r_code >= 0  # run rows of judged queries
     present = np.bincount(r_code[keep], minlength=len(queries)) > 0
+    _mark_empty_rankings(present, run, queries)
     if not present.any() and missing == "skip":  # nothing would be scored
         raise ValueError(
             f"the run and the qrels have no query in common (run: {len(r_values)} "

@@ -89,6 +89,14 @@ def evaluate(
         without a cut-off have no value for an empty ranking: a ValueError
         asks for a cut-off rather than a NaN that a mean would skip. Queries
         of the run without judgments are always ignored, as in trec_eval.
+        ``"skip"`` leaves such a query out of the table, and so out of any
+        mean, without a message (the table's length says how many queries
+        are scored); an evaluation in which every judged query counts, such
+        as a recommender's, where every test user must count whether or not
+        the model listed items for them, needs ``missing="zero"``. A query
+        that the run holds with an empty ranking (``{q: {}}`` or ``{q: []}``)
+        is in the run, so it is always scored, as an empty ranking, as
+        pytrec_eval and ranx score it.
     judged_only : bool, default=False
         Drop unjudged (and negatively judged) documents from each ranking
         before scoring: trec_eval's ``-J``. A query left with no document

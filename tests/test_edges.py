@@ -132,3 +132,28 @@ def test_mixed_ids_in_spark():
         rankeval.spark.evaluate(session.createDataFrame(qrels), session.createDataFrame(run),
                                 ["AP"])
 
+
+# --- 3. a query the run holds with an empty ranking is scored ----------------------------
+
+
+@pytest.mark.parametrize("empty", [{}, []], ids=["dict", "list"])
+def test_empty_ranking_is_scored(empty):
+    qrels = {"q1": {"a": 1, "b": 0}, "q2": {"x": 1}, "q3": {"z": 1}}
+    run = {"q1": {"a": 0.5, "b": 0.9}, "q2": empty}
+    frame = rankeval.evaluate(qrels, run, ["AP", "P@5", "nDCG@10", "RR", "NumRet", "NumRel"])
+    assert frame.index.tolist() == ["q1", "q2"]  # q3 is not in the run: skipped
+    assert frame.loc["q2"].tolist() == [0.0, 0.0, 0.0, 0.0, 0, 1]
+    # the same values as pytrec_eval gives the empty ranking
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    names = {"map": "AP", "P_5": "P@5", "ndcg_cut_10": "nDCG@10", "recip_rank": "RR"}
+    peer = pytrec_eval.RelevanceEvaluator(qrels, set(names)).evaluate(
+        {"q1": run["q1"] if isinstance(run["q1"], dict) else {}, "q2": {}}
+    )
+    for name, ours in names.items():
+        assert frame.loc["q2", ours] == peer["q2"][name]
+
+
+def test_only_empty_rankings_and_integer_ids():
+    frame = rankeval.evaluate({1: {"a": 1}, 2: {"b": 1}}, {1: {}}, ["AP", "NumRet"])
+    assert frame.index.tolist() == [1]
+    assert frame.loc[1].tolist() == [0.0, 0]
