@@ -157,3 +157,47 @@ def test_only_empty_rankings_and_integer_ids():
     frame = rankeval.evaluate({1: {"a": 1}, 2: {"b": 1}}, {1: {}}, ["AP", "NumRet"])
     assert frame.index.tolist() == [1]
     assert frame.loc[1].tolist() == [0.0, 0]
+
+
+# --- 4. Parquet files are read by evaluate and the command line --------------------------
+
+
+def _parquet_pair(tmp_path):
+    pytest.importorskip("pyarrow.parquet")
+    qrels = pd.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "x"],
+                          "relevance": [1, 0, 1]})  # fmt: skip
+    run = pd.DataFrame({"query_id": ["q1", "q1", "q2", "q2"], "doc_id": ["a", "b", "x", "y"],
+                        "score": [0.5, 0.9, 1.0, 0.2]})  # fmt: skip
+    qrels.to_parquet(tmp_path / "qrels.parquet")
+    run.to_parquet(tmp_path / "run.parquet")
+    run.to_parquet(tmp_path / "run.bin")  # no extension: found by its magic bytes
+    return qrels, run
+
+
+def test_parquet_paths_and_files(tmp_path):
+    qrels, run = _parquet_pair(tmp_path)
+    want = rankeval.evaluate(qrels, run, ["AP", "RR"])
+    got = rankeval.evaluate(tmp_path / "qrels.parquet", str(tmp_path / "run.bin"), ["AP", "RR"])
+    pd.testing.assert_frame_equal(got, want)
+    with open(tmp_path / "run.parquet", "rb") as f:
+        pd.testing.assert_frame_equal(rankeval.evaluate(qrels, f, ["AP", "RR"]), want)
+
+
+def test_parquet_on_the_command_line(tmp_path):
+    _parquet_pair(tmp_path)
+    code, out, err = cli("-q", "-m", "map", tmp_path / "qrels.parquet", tmp_path / "run.parquet")
+    assert code == 0, err
+    assert out.splitlines() == [
+        "map                   \tq1\t0.5000",
+        "map                   \tq2\t1.0000",
+        "map                   \tall\t0.7500",
+    ]
+
+
+# --- 5. trec_eval 10's sets (measures.c) and measures -----------------------------------
+
+
+def test_all_trec_is_trec_eval_10s_set():
+    every = [str(m) for m in rankeval.parse_trec_eval("all_trec")]
+    assert "trec_rbp" in every and "trec_rbp_resid" in every  # trec_eval's rbp, rbp_resid
+    assert not any(name.startswith("DCG") for name in every)  # trec_eval's all_trec: no dcg
