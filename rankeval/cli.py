@@ -381,7 +381,11 @@ def _tag_of(first_lines: bytes) -> str | None:
 
 def _run_tag(source) -> str | None:
     """The tag (6th field) of a run's first line, as trec_eval's runid; None if unknown."""
+    from ._tables import is_parquet
     from .trec import _Input  # the reader's own opening: compression, BOM, errors
+
+    if is_parquet(source):
+        return None  # a table has no tag: the run is named by its path
 
     # standard input and pipes are in memory (see _once): read them from the start (no
     # copy: BytesIO hands out its bytes), decompressed, then rewind for the reader

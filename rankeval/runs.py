@@ -52,7 +52,9 @@ def evaluate(
         iteration doc_id grade``; ``"-"`` for stdin, ``.gz``/``.bz2``/``.xz``
         read transparently), ``{query_id: {doc_id: grade}}``,
         ``{query_id: set_of_relevant_ids}`` (grade 1), or a table with
-        columns ``query_id``, ``doc_id``, ``relevance``. A negative grade
+        columns ``query_id``, ``doc_id``, ``relevance`` (a pandas, polars or
+        Arrow table, or a Parquet file: a path ending in ``.parquet`` or a
+        file that starts with Parquet's magic bytes). A negative grade
         (some TREC collections use -1, -2) is judged and not relevant, with
         gain 0, as in trec_eval.
     run : str, os.PathLike, file, dict, pandas.DataFrame or pyarrow.Table
@@ -60,8 +62,8 @@ def evaluate(
         rank score tag``; the rank column is ignored, as trec_eval ignores
         it), ``{query_id: {doc_id: score}}``, ``{query_id: [doc ids, best
         first]}`` (a recommender's lists), or a table with columns
-        ``query_id``, ``doc_id`` and ``score`` (or ``rank``). Higher scores
-        rank first.
+        ``query_id``, ``doc_id`` and ``score`` (or ``rank``), in memory or
+        in a Parquet file, as for ``qrels``. Higher scores rank first.
     measures : str, Measure or list of them
         Measure names in ir_measures spelling, e.g. ``["nDCG@10", "AP",
         "P@5", "RR", "R@100", "RBP(p=0.9)"]``; see :mod:`rankeval.measures`
