@@ -121,15 +121,13 @@ def test_query_without_relevant_document_scores_zero():
     assert df.loc["r"].tolist() == [1.0] * 7 + [1 / 16]  # ERR: R = (2^1 - 1) / 2^4
 
 
-def test_empty_ranking_in_a_dict_run_is_a_missing_query():
-    # {"q": {}} holds no run line, as a file cannot: the query is missing from the
-    # run (skipped by default, zero with missing="zero", trec_eval's -c)
-    df = evaluate({"q": {"a": 1}, "r": {"a": 1}}, {"q": {}, "r": {"a": 0.5}}, ["AP", "P@1"])
-    assert df.index.tolist() == ["r"]
-    zero = evaluate(
-        {"q": {"a": 1}, "r": {"a": 1}}, {"q": {}, "r": {"a": 0.5}}, ["AP", "P@1"], missing="zero"
-    )
-    assert zero.loc["q"].tolist() == [0.0, 0.0]
+def test_empty_ranking_in_a_dict_run_is_scored():
+    # {"q": {}} holds the query with an empty ranking: it is in the run, so it is scored
+    # (0, as pytrec_eval and ranx); a query absent from the run is skipped (issue 37)
+    df = evaluate({"q": {"a": 1}, "r": {"a": 1}, "s": {"a": 1}}, {"q": {}, "r": {"a": 0.5}},
+                  ["AP", "P@1"])  # fmt: skip
+    assert df.index.tolist() == ["q", "r"]
+    assert df.loc["q"].tolist() == [0.0, 0.0]
 
 
 def test_ties_broken_by_doc_id_descending_as_strings():
