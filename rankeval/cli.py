@@ -87,7 +87,7 @@ def _trec_label(item: str, m) -> str:
     from .measures import trec_eval_name
 
     base, dot, params = item.partition(".")
-    if dot and base in ("ndcg", "dcg", "set_F", "rbp", "rbp_resid", "ndcg_p"):
+    if dot and base in ("ndcg", "dcg", "set_F", "rbp", "rbp_resid", "ndcg_p", "11pt_avg"):
         return f"{base}_{params}"
     return trec_eval_name(m) or str(m)
 
@@ -504,7 +504,8 @@ class _Result:
         self.table, self.measures, self.labels = table, measures, labels
         self.trec_mode, self.runid = trec_mode, runid
         self.kinds = [m.aggregate for m in measures]
-        self.shown = [not _is_numq(m) for m in measures]  # num_q has no per-query line
+        # num_q, gm_map and gm_bpref have no per-query line (trec_eval prints none)
+        self.shown = [not _is_numq(m) and m.aggregate != "gmean" for m in measures]
 
     def per_query(self, run_queries_only=False):
         """(query, label, value, kind) in trec_eval's order: query by query; with
@@ -543,6 +544,11 @@ class _Result:
                 continue
             if kind == "sum":
                 out.append((label, float(np.nansum(c)), "sum"))
+                continue
+            if kind == "gmean":
+                from .runs import geometric_mean
+
+                out.append((label, geometric_mean(c[~np.isnan(c)]), "mean"))
                 continue
             if used[j] != n_q:
                 out.append((f"num_q({label})", used[j], "sum"))

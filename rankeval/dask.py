@@ -228,15 +228,23 @@ def means(per_query):
     pandas.Series
         One value per measure column.
     """
+    from .measures import GM_FLOOR, parse_measure
+
     frame = per_query.drop(columns="query_id")
+    kinds = {label: getattr(parse_measure(label), "aggregate", "mean") for label in frame.columns}
+    geometric = [label for label, kind in kinds.items() if kind == "gmean"]
+    if geometric:  # trec_eval's geometric mean: the mean of the floored logs, exponentiated
+        frame = frame.assign(**{
+            label: np.log(frame[label].clip(lower=GM_FLOOR)) for label in geometric
+        })  # fmt: skip
     if hasattr(frame, "compute"):
         sums, counts = frame.sum().compute(), frame.count().compute()
     else:
         sums, counts = frame.sum(), frame.count()
-    from .measures import parse_measure
-
     out = sums / counts
     for label in out.index:
-        if getattr(parse_measure(label), "aggregate", "mean") == "sum":
+        if kinds[label] == "sum":
             out[label] = sums[label]
+        elif kinds[label] == "gmean":
+            out[label] = np.exp(out[label])
     return out

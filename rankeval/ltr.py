@@ -617,5 +617,10 @@ def weighted_mean(frame, weights=None):
             kind = parse_measure(str(label)).aggregate
         except ValueError:
             kind = "mean"
-        out[label] = column.sum() if kind == "sum" else float(w @ column / w.sum())
+        if kind == "gmean":
+            from .runs import geometric_mean
+
+            out[label] = geometric_mean(column, w)
+        else:
+            out[label] = column.sum() if kind == "sum" else float(w @ column / w.sum())
     return pd.Series(out, dtype=np.float64)

@@ -98,6 +98,14 @@ class Param:
             return value
         if self.kind == "gains":
             return _check_gains(value, text)
+        if self.kind == "levels":
+            items = value if isinstance(value, (tuple, list)) else (value,)
+            if not items or not all(
+                isinstance(x, numbers.Real) and not isinstance(x, bool) and 0 <= x <= 1
+                for x in items
+            ):
+                raise bad("recall levels in [0, 1]")
+            return tuple(float(x) for x in items)
         raise AssertionError(self.kind)  # pragma: no cover
 
 
@@ -158,8 +166,10 @@ class Declaration:
     cutoff : {"optional", "required", "none", "recall"}
         What may follow ``@``: a rank cut-off k, or (``"recall"``) a recall
         level in [0, 1].
-    aggregate : {"mean", "sum"}
-        How per-query values combine over queries (trec_eval sums the counts).
+    aggregate : {"mean", "sum", "gmean"}
+        How per-query values combine over queries (trec_eval sums the counts;
+        ``"gmean"``: trec_eval's geometric mean, each value floored at
+        :data:`GM_FLOOR`, of gm_map and gm_bpref).
     lower_is_better : bool
     binary : bool
         Uses the relevance threshold (``rel`` parameter / ``threshold``).
@@ -417,10 +427,14 @@ def _score_iprec(ranked, k, rel, rounding="nearest"):
     return _interpolated_precision(g, n, ranked.n_relevant(rel), [k], rel, rounding)[:, 0]
 
 
-def _score_11pt(ranked, k, rel, rounding="nearest"):
-    from .interpolated_precision import _eleven_point_average
+def _score_11pt(ranked, k, rel, rounding="nearest", levels=()):
+    from .interpolated_precision import _eleven_point_average, _interpolated_precision
 
     g, n = _judged_batch(ranked)
+    if levels:  # trec_eval's 11pt_avg with its own levels: the mean of iprec at them
+        values = _interpolated_precision(g, n, ranked.n_relevant(rel), list(levels), rel,
+                                         rounding)  # fmt: skip
+        return values.mean(axis=1)
     return _eleven_point_average(g, n, ranked.n_relevant(rel), rel, rounding)
 
 
@@ -470,6 +484,49 @@ def _score_trec_rbp_resid(ranked, k, p=0.9):
     return _trec_rbp_residual(g, n, k, p)
 
 
+def _counts(ranked, k, rel):
+    """(retrieved, relevant retrieved, relevant) per query, of the top k."""
+    top = ranked.padded(k)
+    n_ret = ranked.lengths if k is None else np.minimum(ranked.lengths, k)
+    return n_ret, (top >= rel).sum(axis=1), ranked.n_relevant(rel)
+
+
+def _score_set_map(ranked, k, rel):
+    n_ret, hits, n_rel = _counts(ranked, k, rel)
+    ok = (n_ret > 0) & (n_rel > 0)
+    return np.where(ok, hits.astype(np.float64) ** 2 / np.maximum(n_ret * n_rel, 1), 0.0)
+
+
+def _score_set_relative_p(ranked, k, rel):
+    n_ret, hits, n_rel = _counts(ranked, k, rel)
+    ok = (n_ret > 0) & (n_rel > 0)
+    return np.where(ok, hits / np.maximum(np.minimum(n_ret, n_rel), 1), 0.0)
+
+
+def _score_relative_p(ranked, k, rel):
+    _, hits, n_rel = _counts(ranked, k, rel)
+    if k is None:
+        return _score_set_relative_p(ranked, k, rel)
+    return np.where(n_rel > 0, hits / np.maximum(np.minimum(k, n_rel), 1), 0.0)
+
+
+def _score_bin_g(ranked, k, rel):
+    relevant = _rel(ranked, k, rel)
+    nonrel_before = np.cumsum(~relevant, axis=1) - ~relevant  # non-relevant above each rank
+    inside = np.arange(relevant.shape[1]) < ranked.lengths[:, None]
+    terms = np.where(relevant & inside, 1.0 / np.log2(2.0 + nonrel_before), 0.0)
+    n_rel = ranked.n_relevant(rel)
+    return np.where(n_rel > 0, terms.sum(axis=1) / np.maximum(n_rel, 1), 0.0)
+
+
+def _score_num_nonrel_judged_ret(ranked, k, rel):
+    g, n = _judged_batch(ranked, k)
+    inside = np.arange(g.shape[1]) < n[:, None]
+    with np.errstate(invalid="ignore"):
+        judged_nonrel = inside & ~np.isnan(g) & (g >= 0) & (g < rel)
+    return judged_nonrel.sum(axis=1).astype(np.int64)
+
+
 def _score_num_q(ranked, k):
     return np.ones(len(ranked), dtype=np.int64)
 
@@ -508,7 +565,14 @@ _ROUNDING = Param(
     "count (trec_eval 10) or as trec_eval 9 and pytrec_eval do ('trec_eval9')",
     ("nearest", "trec_eval9"),
 )
+_LEVELS = Param(
+    "levels", "levels", (), "recall levels averaged instead of 0, 0.1, ..., 1 "
+    "(trec_eval's 11pt_avg.L1,L2,...)",
+)
 _MAX_GRADE4 = Param("max_grade", "positive", 4, "top of the grade scale (default 4, gdeval's)")
+
+
+GM_FLOOR = 1e-5  # trec_eval's MIN_GEO_MEAN: a 0 would make the geometric mean 0
 
 
 def _d(name, summary, score, function="", **kw):
@@ -545,6 +609,12 @@ DECLARATIONS = {
            "rbp", params=(Param("p", "probability", 0.8, "persistence", shown=True), _REL,
                           Param("max_grade", "positive", None, "graded gains grade/max_grade")),
            binary=True),
+        _d("GMAP", "AP, averaged over queries by a geometric mean (values floored at 1e-5)",
+           _score_ap, "average_precision", params=(_REL,), aliases=("gm_map",),
+           trec_eval="gm_map", cutoff="none", aggregate="gmean", binary=True),
+        _d("GMBpref", "Bpref, averaged over queries by a geometric mean (floored at 1e-5)",
+           _score_bpref, "bpref", params=(_REL,), aliases=("gm_bpref",),
+           trec_eval="gm_bpref", cutoff="none", aggregate="gmean", binary=True),
         _d("AR", "average recall (mean: MAR)", _score_ar, "average_recall", params=(_REL,),
            aliases=("MAR",), binary=True),
         _d("GAP", "graded average precision", _score_gap, "graded_average_precision",
@@ -563,7 +633,8 @@ DECLARATIONS = {
            "interpolated_precision", params=(_REL, _ROUNDING), trec_eval_cut="iprec_at_recall",
            cutoff="recall", binary=True),
         _d("11pt_avg", "interpolated precision averaged over recall 0, 0.1, ..., 1",
-           _score_11pt, "eleven_point_average", params=(_REL, _ROUNDING), trec_eval="11pt_avg",
+           _score_11pt, "eleven_point_average", params=(_REL, _ROUNDING, _LEVELS),
+           trec_eval="11pt_avg",
            cutoff="none", binary=True),
         _d("infAP", "inferred AP (Yilmaz and Aslam 2006); AP when judgments are complete",
            _score_infap, "inferred_average_precision", params=(_REL,), trec_eval="infAP",
@@ -583,6 +654,22 @@ DECLARATIONS = {
         _d("trec_rbp_resid", "trec_eval 10's rbp_resid: rbp's residual", _score_trec_rbp_resid,
            "trec_rbp", params=(Param("p", "probability", 0.9, "persistence"),),
            trec_eval="rbp_resid"),
+        _d("SetMAP", "set map: relevant retrieved squared / (retrieved x relevant)",
+           _score_set_map, params=(_REL,), aliases=("set_map",), trec_eval="set_map",
+           cutoff="none", binary=True),
+        _d("SetRelP", "relevant retrieved / min(retrieved, relevant)", _score_set_relative_p,
+           params=(_REL,), aliases=("set_relative_P",), trec_eval="set_relative_P",
+           cutoff="none", binary=True),
+        _d("RelP", "relative precision: relevant in the top k / min(k, relevant)",
+           _score_relative_p, params=(_REL,), aliases=("relative_P",),
+           trec_eval_cut="relative_P", cutoff="required", binary=True),
+        _d("binG", "trec_eval's binary G: mean over relevant documents of "
+           "1 / log2(2 + non-relevant above it)", _score_bin_g, params=(_REL,),
+           trec_eval="binG", cutoff="none", binary=True),
+        _d("NumNonRelJudgedRet", "judged non-relevant retrieved documents (summed)",
+           _score_num_nonrel_judged_ret, params=(_REL,), aliases=("num_nonrel_judged_ret",),
+           trec_eval="num_nonrel_judged_ret", cutoff="none", aggregate="sum", binary=True,
+           integer=True),
         _d("NumQ", "1 per evaluated query (summed: the number of queries)", _score_num_q,
            trec_eval="num_q", cutoff="none", aggregate="sum", integer=True),
         _d("NumRet", "retrieved documents (summed over queries)", _score_num_ret,
@@ -630,9 +717,8 @@ _TREC_CUT = {d.trec_eval_cut: d.name for d in DECLARATIONS.values() if d.trec_ev
 _NOT_HERE = {
     "NERR8", "NERR9", "NERR10", "NERR11", "INST", "INSQ", "SDCG", "Compat",
     "P_rel", "StRecall", "AP_IA", "nNRBP", "NRBP", "Accuracy",
-    "Rprec_mult", "gm_map", "gm_bpref", "utility", "relstring", "SetAP", "set_map",
-    "relative_P", "set_relative_P", "ndcg_rel", "Rndcg", "binG", "G", "ideal_dcg",
-    "num_nonrel_judged_ret", "runid", "yaap",
+    "Rprec_mult", "utility", "relstring", "SetAP", "ndcg_rel", "Rndcg", "G",
+    "ideal_dcg", "runid", "yaap",
 }  # fmt: skip
 
 
@@ -717,7 +803,8 @@ class Measure:
 
     @property
     def aggregate(self) -> str:
-        """``"mean"``, or ``"sum"`` for the counts (NumQ, NumRet, NumRel, NumRelRet)."""
+        """``"mean"``, ``"sum"`` for the counts (NumQ, NumRet, NumRel, NumRelRet), or
+        ``"gmean"`` for the geometric means GMAP and GMBpref."""
         return self.declaration.aggregate
 
     @property
@@ -729,8 +816,10 @@ class Measure:
 def _show(value) -> str:
     if isinstance(value, str):
         return repr(value)
-    if isinstance(value, tuple):  # gains
+    if isinstance(value, tuple) and all(isinstance(x, tuple) for x in value):  # gains
         return "{" + ",".join(f"{_show(g)}:{_show(v)}" for g, v in value) + "}"
+    if isinstance(value, tuple):  # recall levels
+        return "{" + ",".join(_show(x) for x in value) + "}"
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value)
@@ -742,7 +831,10 @@ def _value(text: str):
         return text[1:-1]
     if text.startswith("{") and text.endswith("}"):
         pairs = []
-        for item in filter(None, (x.strip() for x in text[1:-1].split(","))):
+        items = [x.strip() for x in text[1:-1].split(",") if x.strip()]
+        if items and not any(":" in x for x in items):  # {0.25,0.5}: a list of numbers
+            return tuple(_value(x) for x in items)
+        for item in items:
             g, colon, v = item.partition(":")
             if not colon:
                 raise ValueError(f"gains must be written {{grade:gain,...}}, got {text!r}")
@@ -1030,7 +1122,7 @@ def score_ranked(measures, ranked, threshold: float, max_cells: int) -> dict:
 
 _CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 _TREC_DEFAULTS = {  # trec_eval's default parameters of its cut-off families
-    "P": _CUTS, "recall": _CUTS, "map_cut": _CUTS, "ndcg_cut": _CUTS,
+    "P": _CUTS, "recall": _CUTS, "map_cut": _CUTS, "ndcg_cut": _CUTS, "relative_P": _CUTS,
     "success": (1, 5, 10),
     "iprec_at_recall": (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0),
 }  # fmt: skip
@@ -1060,7 +1152,9 @@ def parse_trec_eval(name) -> list:
         ``ndcg_cut``), with its parameters after a dot (``P.5,10``,
         ``ndcg_cut.10``, ``recall.100``, ``iprec_at_recall.0.10,0.50``,
         ``set_F.0.5`` for beta, ``ndcg.0=0,1=1,2=3`` for a gain map,
-        ``rbp.0.8`` for p), or a set: ``official`` (the measures trec_eval
+        ``rbp.p=0.8`` for p, ``11pt_avg..25,.5,.75`` for recall levels; a cut-off
+        is read as trec_eval reads it, by its leading integer: ``ndcg_cut.23.4`` is
+        ``nDCG@23``), or a set: ``official`` (the measures trec_eval
         prints by default), ``all_trec``, ``set``. Underscored names
         (``P_10``) work too.
 
@@ -1069,7 +1163,7 @@ def parse_trec_eval(name) -> list:
     list of Measure
         A family without parameters expands to trec_eval's default cut-offs
         (``P`` -> P@5, ..., P@1000). Members of a set that rankeval does not
-        compute (``runid``, ``gm_map``, ``relstring``, ``utility``,
+        compute (``runid``, ``relstring``, ``unj``, ``utility``, ``G``, ``Rndcg``, ``ndcg_rel``,
         ``Rprec_mult`` and the like) are left out of the expansion.
 
     Raises
@@ -1095,8 +1189,8 @@ def parse_trec_eval(name) -> list:
     >>> # grades 0 and 1 keep their gain, grade 2 gets gain 3
     >>> [str(m) for m in parse_trec_eval("ndcg.0=0,1=1,2=3")]
     ['nDCG(gains={2:3})']
-    >>> [str(m) for m in parse_trec_eval("official")][:6]
-    ['NumQ', 'NumRet', 'NumRel', 'NumRelRet', 'AP', 'Rprec']
+    >>> [str(m) for m in parse_trec_eval("official")][:7]
+    ['NumQ', 'NumRet', 'NumRel', 'NumRelRet', 'AP', 'GMAP', 'Rprec']
     """
     if not isinstance(name, str):
         raise TypeError(f"a trec_eval measure must be a string such as 'P.10', got {name!r}")
@@ -1112,6 +1206,8 @@ def parse_trec_eval(name) -> list:
         decl = DECLARATIONS[_TREC_CUT[base]]
         if dot:
             values = [v.strip() for v in params.split(",")]
+            if decl.cutoff != "recall":  # trec_eval reads a cut-off with atol: 23.4 is 23
+                values = [_atol(v) for v in values]
         else:
             values = [_show(v) for v in _TREC_DEFAULTS.get(base, ())]
         if not values or "" in values:
@@ -1140,7 +1236,16 @@ def parse_trec_eval(name) -> list:
             elif base == "set_F":
                 given["beta"] = _value(params)
             elif base in ("rbp", "rbp_resid"):
-                given["p"] = _value(params)
+                for pair in params.split(","):  # trec_eval 10: name=value pairs
+                    key, eq, value = pair.partition("=")
+                    if not eq or key.strip() != "p":
+                        raise ValueError(
+                            f"trec_eval measure {text!r}: {base} takes its persistence as "
+                            f"{base}.p=0.5, as trec_eval 10 does (which refuses {base}.0.5)"
+                        )
+                    given["p"] = _value(value)
+            elif base == "11pt_avg":  # trec_eval's own recall levels: 11pt_avg..25,.5,.75
+                given["levels"] = _levels(params, text)
             else:
                 raise ValueError(f"trec_eval measure {base!r} takes no parameters, got {text!r}")
         return [_make(decl, None, given, text)]
@@ -1150,6 +1255,25 @@ def parse_trec_eval(name) -> list:
         except ValueError:
             pass
     raise _unknown(text, base)
+
+
+def _atol(text: str) -> str:
+    """A cut-off as trec_eval reads it (C's ``atol``): its leading integer, so that
+    ``"23.4"`` is 23; text without a leading integer is left for the checks to refuse."""
+    match = re.match(r"\s*\+?(\d+)", text)
+    return match.group(1) if match else text
+
+
+def _levels(params: str, text: str) -> tuple:
+    """Recall levels of ``11pt_avg.L1,L2,...`` (numbers in [0, 1], as trec_eval reads)."""
+    try:
+        levels = tuple(float(v) for v in params.split(","))
+    except ValueError:
+        raise ValueError(
+            f"trec_eval measure {text!r}: recall levels are numbers in [0, 1], e.g. "
+            "11pt_avg..25,.5,.75"
+        ) from None
+    return levels
 
 
 def trec_eval_name(measure) -> str | None:

@@ -250,7 +250,8 @@ def aggregate(frame, measures=None):
     -------
     pandas.Series
         For each column: the sum over queries for the counts (NumQ, NumRet,
-        NumRel, NumRelRet; trec_eval sums them), the mean otherwise. A NaN
+        NumRel, NumRelRet; trec_eval sums them), trec_eval's geometric mean
+        for GMAP and GMBpref (each value floored at 1e-5), the mean otherwise. A NaN
         in a column gives NaN, never a mean over fewer queries.
 
     Notes
@@ -288,8 +289,25 @@ def aggregate(frame, measures=None):
     out = {}
     for label, kind in zip(labels, kinds, strict=True):
         column = frame[label]
-        out[label] = column.sum(skipna=False) if kind == "sum" else column.mean(skipna=False)
+        if kind == "gmean":
+            out[label] = geometric_mean(column.to_numpy(dtype=np.float64))
+        else:
+            out[label] = column.sum(skipna=False) if kind == "sum" else column.mean(skipna=False)
     return pd.Series(out, dtype=np.float64)
+
+
+def geometric_mean(values, weights=None) -> float:
+    """trec_eval's geometric mean (gm_map, gm_bpref): ``exp(mean(log(max(v, 1e-5))))``,
+    weighted if ``weights`` are given; NaN if a value is NaN or there is none."""
+    from .measures import GM_FLOOR
+
+    values = np.asarray(values, dtype=np.float64)
+    if not values.size or np.isnan(values).any():
+        return float("nan")
+    logs = np.log(np.maximum(values, GM_FLOOR))
+    if weights is None:
+        return float(np.exp(logs.mean()))
+    return float(np.exp(weights @ logs / weights.sum()))
 
 
 def _requested(items):

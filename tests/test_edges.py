@@ -201,3 +201,102 @@ def test_all_trec_is_trec_eval_10s_set():
     every = [str(m) for m in rankeval.parse_trec_eval("all_trec")]
     assert "trec_rbp" in every and "trec_rbp_resid" in every  # trec_eval's rbp, rbp_resid
     assert not any(name.startswith("DCG") for name in every)  # trec_eval's all_trec: no dcg
+
+
+def test_gm_map_and_gm_bpref_are_trec_eval_geometric_means():
+    qrels = {"q1": {"a": 1, "b": 0}, "q2": {"x": 1, "z": 0}, "q3": {"m": 1}}
+    run = {"q1": {"a": 0.5, "b": 0.9}, "q2": {"z": 1.0, "x": 0.2}, "q3": {"n": 1.0}}
+    frame = rankeval.evaluate(qrels, run, ["AP", "GMAP", "gm_bpref", "Bpref"])
+    assert frame["GMAP"].tolist() == frame["AP"].tolist()  # per query: the base measure
+    means = rankeval.aggregate(frame)
+    # q3's AP is 0, floored at 1e-5 as trec_eval's MIN_GEO_MEAN
+    want = np.exp(np.mean(np.log(np.maximum(frame["AP"].to_numpy(), 1e-5))))
+    assert means["GMAP"] == pytest.approx(want, rel=1e-12) and means["GMAP"] < means["AP"]
+    want = np.exp(np.mean(np.log(np.maximum(frame["Bpref"].to_numpy(), 1e-5))))
+    assert means["gm_bpref"] == pytest.approx(want, rel=1e-12)
+    assert [str(m) for m in rankeval.parse_trec_eval("official")][4:6] == ["AP", "GMAP"]
+
+
+def test_gm_map_on_the_command_line(files):
+    code, out, err = cli("-q", "-m", "map", "-m", "gm_map", *files)
+    assert code == 0, err
+    lines = out.splitlines()
+    assert [line.split("\t")[1] for line in lines if line.startswith("gm_map")] == ["all"]
+    ap = [float(line.split("\t")[2]) for line in lines if line.startswith("map ")][:2]
+    assert lines[-1] == f"{'gm_map':<22}\tall\t{np.exp(np.mean(np.log(ap))):.4f}"
+
+
+def test_gm_map_in_dask_means():
+    pytest.importorskip("dask.dataframe")
+    import rankeval.dask
+
+    qrels = pd.DataFrame({"query_id": ["q1", "q2"], "doc_id": ["a", "x"], "relevance": [1, 1]})
+    run = pd.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "y"],
+                        "score": [0.5, 0.9, 1.0]})  # fmt: skip
+    per_query = rankeval.dask.evaluate(qrels, run, ["GMAP"], npartitions=2)
+    want = rankeval.aggregate(rankeval.evaluate(qrels, run, ["GMAP"], missing="zero"))
+    assert rankeval.dask.means(per_query)["GMAP"] == pytest.approx(want["GMAP"], rel=1e-12)
+
+
+def _random_collection(seed, n_queries=20):
+    rng = np.random.default_rng(seed)
+    qrels, run = {}, {}
+    for q in range(n_queries):
+        docs = [f"d{i}" for i in range(30)]
+        judged = rng.choice(docs, size=int(rng.integers(0, 15)), replace=False)
+        qrels[f"q{q}"] = {d: int(rng.integers(0, 3)) for d in judged} or {"d0": 0}
+        retrieved = rng.choice(docs, size=int(rng.integers(1, 25)), replace=False)
+        run[f"q{q}"] = {d: float(rng.integers(0, 5)) for d in retrieved}  # with ties
+    return qrels, run
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_new_trec_eval_measures_against_pytrec_eval(seed):
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    qrels, run = _random_collection(seed)
+    names = {
+        "set_map": "set_map", "set_relative_P": "set_relative_P", "binG": "binG",
+        "num_nonrel_judged_ret": "num_nonrel_judged_ret", "relative_P_5": "RelP@5",
+        "relative_P_20": "relative_P_20",
+    }  # fmt: skip
+    ours = rankeval.evaluate(qrels, run, list(names.values()))
+    theirs = pytrec_eval.RelevanceEvaluator(qrels, {"set_map", "set_relative_P", "binG",
+                                                    "num_nonrel_judged_ret", "relative_P"})
+    theirs = theirs.evaluate(run)
+    for q in ours.index:
+        for peer, name in names.items():
+            assert ours.loc[q, name] == pytest.approx(theirs[q][peer], abs=1e-12), (q, name)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_gm_map_against_pytrec_eval(seed):
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    qrels, run = _random_collection(seed)
+    ours = rankeval.evaluate(qrels, run, ["gm_map", "gm_bpref"])
+    theirs = pytrec_eval.RelevanceEvaluator(qrels, {"gm_map", "gm_bpref"}).evaluate(run)
+    # pytrec_eval gives each query's log(max(v, 1e-5)); the summary is exp of their mean
+    for name in ("gm_map", "gm_bpref"):
+        want = np.exp(np.mean([theirs[q][name] for q in ours.index]))
+        assert rankeval.aggregate(ours)[name] == pytest.approx(want, rel=1e-12)
+
+
+# --- 6. the command line speaks trec_eval 10's -m syntax ----------------------------------
+
+
+def test_rbp_takes_trec_eval_10s_pair_syntax(files):
+    code, out, err = cli("-m", "rbp.p=0.5", *files)
+    assert code == 0, err
+    want = rankeval.aggregate(rankeval.evaluate(QRELS, RUN, ["trec_rbp(p=0.5)"]))
+    assert out == f"{'rbp_p=0.5':<22}\tall\t{want.iloc[0]:.4f}\n"
+    code, out, err = cli("-m", "rbp.0.5", *files)  # trec_eval 10 refuses it too
+    assert code == 1 and "rbp.p=0.5" in err
+
+
+def test_custom_11pt_levels_and_atol_cutoffs():
+    (levels,) = rankeval.parse_trec_eval("11pt_avg..25,.5,.75")
+    assert str(levels) == "11pt_avg(levels={0.25,0.5,0.75})"
+    frame = rankeval.evaluate(QRELS, RUN, [levels, "IPrec@0.25", "IPrec@0.5", "IPrec@0.75"])
+    assert frame.iloc[:, 0].tolist() == pytest.approx(frame.iloc[:, 1:].mean(axis=1).tolist())
+    assert [str(m) for m in rankeval.parse_trec_eval("ndcg_cut.10,20,23.4")] == [
+        "nDCG@10", "nDCG@20", "nDCG@23"
+    ]  # fmt: skip
