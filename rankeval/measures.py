@@ -1294,8 +1294,37 @@ def trec_eval_name(measure) -> str | None:
     return d.trec_eval
 
 
-def describe() -> str:
-    """One line per measure, for ``--help``: names, parameters, meaning."""
+def describe(name=None) -> str:
+    """One line per measure: its spelling with parameters, meaning and trec_eval names.
+
+    Parameters
+    ----------
+    name : str, optional
+        Only the measure this name parses to (``"MAP"``, ``"ndcg_cut_10"``);
+        default: every measure.
+
+    Returns
+    -------
+    str
+        The lines of ``--help`` and ``--list-measures``, one per measure:
+        ``NAME(params)@k  meaning [trec_eval: names]``.
+
+    Notes
+    -----
+    Generated from the measure declarations, so that the list can never
+    disagree with what :func:`~rankeval.parse_measure` accepts.
+
+    Chapter: :doc:`/chapters/14_evaluating_a_run`.
+
+    Examples
+    --------
+    >>> from rankeval import describe
+    >>> print(describe("Judged@5"))
+    Judged@k  share of the top k that is judged (Judged@k)
+    """
+    if name is not None:
+        d = parse_measure(name).declaration
+        return f"{_spelling(d)}  {d.summary}{_trec_note(d)}"
     width = max(len(_spelling(d)) for d in DECLARATIONS.values())
     return "\n".join(
         f"  {_spelling(d):<{width}}  {d.summary}{_trec_note(d)}" for d in DECLARATIONS.values()

@@ -300,3 +300,94 @@ def test_custom_11pt_levels_and_atol_cutoffs():
     assert [str(m) for m in rankeval.parse_trec_eval("ndcg_cut.10,20,23.4")] == [
         "nDCG@10", "nDCG@20", "nDCG@23"
     ]  # fmt: skip
+
+
+def test_closed_stdin_is_a_clear_error(files):
+    saved = sys.stdin
+    sys.stdin = None  # as a program started with `<&-` sees it
+    try:
+        code, out, err = cli(files[0], "-")
+        assert code == 1 and "standard input, which is closed" in err
+        with pytest.raises(ValueError, match="standard input, which is closed"):
+            rankeval.read_run("-")
+    finally:
+        sys.stdin = saved
+
+
+def test_runid_is_the_last_lines_tag(tmp_path, files):
+    run = tmp_path / "tags.run"
+    run.write_text("q1 Q0 a 1 0.5 first\nq1 Q0 b 2 0.9 last\n")
+    code, out, err = cli("-m", "runid", "-m", "map", files[0], run)
+    assert code == 0, err
+    assert out.splitlines()[0] == f"{'runid':<22}\tall\tlast"  # as trec_eval 10 prints
+
+
+def test_version_list_measures_and_describe(files):
+    code, out, _ = cli("--version")
+    assert code == 0 and out.strip().endswith(rankeval.__version__)
+    code, out, _ = cli("--list-measures")
+    assert code == 0 and out == rankeval.describe() + "\n"
+    assert "[trec_eval: gm_map]" in out
+    assert rankeval.describe("MAP").startswith("AP(rel)@k  average precision")
+
+
+def test_usage_names_the_program_as_invoked(monkeypatch, files):
+    monkeypatch.setattr(sys, "argv", ["/usr/bin/rankeval-eval"])
+    code, _, err = cli(files[0])
+    assert code == 2 and err.startswith("usage: rankeval-eval ")
+    monkeypatch.setattr(sys, "argv", ["/x/rankeval/__main__.py"])
+    code, _, err = cli(files[0])
+    assert code == 2 and err.startswith("usage: python -m rankeval ")
+
+
+def test_a_run_after_a_later_m_is_a_run(tmp_path, files):
+    other = tmp_path / "b.run"
+    other.write_text("q1 Q0 a 1 0.5 b\nq2 Q0 x 1 1.0 b\n")
+    code, out, err = cli(files[0], files[1], "-m", "P.5", other)
+    assert code == 0, err
+    assert [line.split("\t")[2] for line in out.splitlines() if line.startswith("runid")] == [
+        "r", "b"
+    ]  # fmt: skip
+
+
+def _two_runs(tmp_path, files):
+    other = tmp_path / "b.run"
+    other.write_text("q1 Q0 b 1 0.5 b\nq1 Q0 a 2 0.4 b\nq2 Q0 y 1 1.0 b\nq2 Q0 x 2 0.5 b\n")
+    return files[0], files[1], other
+
+
+def test_table_formats_name_what_they_leave_out(tmp_path, files):
+    code, out, err = cli(*_two_runs(tmp_path, files), "-m", "map", "num_ret", "--format",
+                         "markdown")  # fmt: skip
+    assert code == 0, err
+    assert "Not in the table: num_ret" in out
+    code, out, err = cli(*_two_runs(tmp_path, files), "-m", "map", "num_ret", "--format", "latex")
+    assert code == 0 and "% Not in the table: num_ret" in out
+
+
+def test_report_options(tmp_path, files):
+    args = (*_two_runs(tmp_path, files), "-m", "map", "P.1", "--format", "markdown")
+    code, out, err = cli(*args, "--test", "permutation", "--correction", "bonferroni",
+                         "--alpha", "0.2", "--baseline", "b")  # fmt: skip
+    assert code == 0, err
+    assert "randomization test, Bonferroni correction" in out and "alpha = 0.2" in out
+    code, out, err = cli(*args, "--baseline", "nope")
+    assert code == 1 and "baseline 'nope'" in err
+    code, out, err = cli(*files, "--test", "t")
+    assert code == 2 and "--test" in err
+
+
+def test_rounding_option_gives_trec_eval_9s_levels(files):
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    qrels = {f"q{i}": {f"d{j}": int(j % 3 == 0) for j in range(i + 7)} for i in range(12)}
+    run = {q: {f"d{j}": 1.0 / (j + 1) for j in range(20)[::-1]} for q in qrels}
+    (files[0].parent / "q2.txt").write_text(
+        "".join(f"{q} 0 {d} {g}\n" for q, docs in qrels.items() for d, g in docs.items()))
+    (files[0].parent / "r2.txt").write_text(
+        "".join(f"{q} Q0 {d} 1 {s} t\n" for q, docs in run.items() for d, s in docs.items()))
+    code, out, err = cli("-m", "11pt_avg", "--rounding", "trec_eval9",
+                         files[0].parent / "q2.txt", files[0].parent / "r2.txt")  # fmt: skip
+    assert code == 0, err
+    theirs = pytrec_eval.RelevanceEvaluator(qrels, {"11pt_avg"}).evaluate(run)
+    want = np.mean([v["11pt_avg"] for v in theirs.values()])
+    assert out == f"{'11pt_avg':<22}\tall\t{want:.4f}\n"
