@@ -442,7 +442,8 @@ def test_output_formats_parse_back(files, tmp_path):
     # the best mean of each measure is bold: s2 on AP (0.75 > 0.625), both on P@1
     assert cells[1][2].startswith("**") and not cells[0][2].startswith("**")
     assert cells[0][1].startswith("**") and cells[1][1].startswith("**")
-    assert "Holm correction" in markdown[-1]
+    assert "Holm correction" in markdown[-3]
+    assert markdown[-1].startswith("Not in the table: num_q")  # a sum: named (issue 37)
 
     latex = ok(*args, "--format", "latex")
     assert latex.startswith("\\begin{tabular}") and "\\end{tabular}" in latex
