@@ -809,10 +809,16 @@ def _from_pandas(frame, kind: str, columns) -> pa.Table:
     def where(row, other=None):
         if row is None:
             return source
+        if not index.is_unique:  # (after pd.concat, say): the labels name no one row
+            if other is None:
+                return f"{source}, row at position {row}"
+            return f"{source}, rows at positions {row} and {other}"
         if other is None:
             return f"{source}, row {label(row)}"
         return f"{source}, rows {label(row)} and {label(other)}"
 
+    if len(frame) == 0:
+        raise ValueError(f"the {source} has no rows: there is nothing to evaluate")
     arrays = {}
     for canonical, name in needed.items():
         col = frame[name]

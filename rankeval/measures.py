@@ -589,7 +589,8 @@ DECLARATIONS = {
            "recall_at_k", params=(_REL,), aliases=("Recall",), trec_eval_cut="recall",
            binary=True),
         _d("Success", "1 if the top k hold a relevant document, else 0", _score_success,
-           "hit_at_k", params=(_REL,), aliases=("Hit",), trec_eval_cut="success", binary=True),
+           "hit_at_k", params=(_REL,), aliases=("Hit", "HitRate", "HR"),
+           trec_eval_cut="success", binary=True),
         _d("Hits", "number of relevant documents in the top k", _score_hits, "hits_at_k",
            params=(_REL,), binary=True),
         _d("AP", "average precision (mean: MAP), over all relevant documents", _score_ap,
@@ -874,15 +875,26 @@ _SYNTAX = re.compile(
 _TREC_UNDERSCORE = re.compile(r"^\s*(?P<base>[A-Za-z0-9_]+?)_(?P<cut>\d+(?:\.\d+)?)\s*$")
 
 
+def _canonical(name: str) -> str:
+    """The declaration a known name (canonical, alias or trec_eval's) stands for."""
+    if name in DECLARATIONS:
+        return name
+    return _ALIASES.get(name) or _TREC_PLAIN.get(name) or name
+
+
 def _unknown(text, name):
     hint = ""
     if name in _NOT_HERE:
         hint = " (an ir_measures/trec_eval measure that rankeval does not compute)"
     else:
         names = list(DECLARATIONS) + list(_ALIASES) + list(_TREC_PLAIN)
-        close = difflib.get_close_matches(name, names, n=3)
         lower = [k for k in names if k.lower() == name.lower()]
+        # a short name is too close to too many others (HR and R): only its case is mended
+        close = [] if len(name) <= 3 else difflib.get_close_matches(name, names, n=5, cutoff=0.75)
         close = list(dict.fromkeys(lower + close))
+        if close:  # every suggestion names the measure of the best one, never another
+            measure = _canonical(close[0])
+            close = [c for c in close if _canonical(c) == measure][:3]
         if close:
             hint = f" (did you mean {' or '.join(map(repr, close))}?)"
     return ValueError(f"unknown measure {text!r}{hint}; known measures: {_known()}")
@@ -901,7 +913,7 @@ def _cutoff(decl, text, value):
                 f"measure {text!r}: the recall level after '@' must lie in [0, 1], got {value!r}"
             )
         return _num(level)
-    if not value.isdigit() or int(value) <= 0:
+    if not (value.isascii() and value.isdigit()) or int(value) <= 0:
         raise ValueError(
             f"measure {text!r}: the cut-off after '@' must be a positive integer, got {value!r}"
         )

@@ -797,7 +797,8 @@ def rank_run(
         raise ValueError(
             f"the run and the qrels have no query in common (run: {len(r_values)} "
             f"queries, e.g. {r_values[:3].to_pylist()}; qrels: {len(queries)}, e.g. "
-            f"{queries[:3].to_pylist()}); query ids are compared as exact strings"
+            f"{queries[:3].to_pylist()}); query ids are compared "
+            + ("as integers" if pa.types.is_integer(queries.type) else "as exact strings")
         )
 
     judged = qt.column("relevance").to_numpy().astype(np.float64, copy=True)

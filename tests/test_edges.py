@@ -391,3 +391,50 @@ def test_rounding_option_gives_trec_eval_9s_levels(files):
     theirs = pytrec_eval.RelevanceEvaluator(qrels, {"11pt_avg"}).evaluate(run)
     want = np.mean([v["11pt_avg"] for v in theirs.values()])
     assert out == f"{'11pt_avg':<22}\tall\t{want:.4f}\n"
+
+
+# --- 7. messages --------------------------------------------------------------------------
+
+
+def test_a_non_ascii_digit_cutoff_is_a_clear_error():
+    with pytest.raises(ValueError, match=r"cut-off after '@' must be a positive integer, got '²'"):
+        rankeval.parse_measure("P@²")
+
+
+@pytest.mark.parametrize(("name", "canonical"), [
+    ("HitRate@10", "Success@10"), ("HR@10", "Success@10"), ("MRR@10", "RR@10"),
+])  # fmt: skip
+def test_recommender_names(name, canonical):
+    assert str(rankeval.parse_measure(name)) == canonical
+
+
+@pytest.mark.parametrize(("name", "suggested"), [
+    ("Ndcg@10", "'nDCG' or 'NDCG' or 'ndcg'?"), ("Precison@5", "'Precision'?"),
+    ("MAPP", "'MAP'?"),
+])  # fmt: skip
+def test_suggestions_name_one_measure(name, suggested):
+    with pytest.raises(ValueError, match=r"did you mean (.*)\?\)") as info:
+        rankeval.parse_measure(name)
+    assert f"did you mean {suggested})" in str(info.value)
+
+
+def test_short_unknown_names_get_no_far_suggestion():
+    with pytest.raises(ValueError) as info:
+        rankeval.parse_measure("XR@10")
+    assert "did you mean" not in str(info.value)
+
+
+def test_empty_run_frame_and_duplicates_by_position():
+    empty = pd.DataFrame({"query_id": [], "doc_id": [], "score": []})
+    with pytest.raises(ValueError, match="the run DataFrame has no rows"):
+        rankeval.evaluate(QRELS, empty, ["AP"])
+    one = pd.DataFrame({"query_id": ["q1"], "doc_id": ["a"], "score": [1.0]})
+    with pytest.raises(ValueError, match="rows at positions 0 and 1: document 'a' listed twice"):
+        rankeval.evaluate(QRELS, pd.concat([one, one]), ["AP"])
+
+
+def test_integer_ids_are_not_said_to_be_strings():
+    with pytest.raises(ValueError, match="query ids are compared as integers"):
+        rankeval.evaluate({1: {"a": 1}}, {2: {"a": 1.0}}, ["AP"])
+    with pytest.raises(ValueError, match="query ids are compared as exact strings"):
+        rankeval.evaluate({"1": {"a": 1}}, {"2": {"a": 1.0}}, ["AP"])
