@@ -182,6 +182,11 @@ def evaluate(qrels, run, measures, *, npartitions=None, **conventions):
     dd = _require()
     import pandas as pd
 
+    if "columns" in conventions:  # evaluate's columns= renames frames; here, rename them
+        raise TypeError(
+            "columns= is not taken here: give the frames the columns query_id, doc_id and "
+            "relevance (qrels) or score (run), e.g. with .rename(columns={...})"
+        )
     labels = result_columns(measures)
     q = _frame(qrels, "qrels")
     r = _frame(run, "run")

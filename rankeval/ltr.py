@@ -359,10 +359,11 @@ def evaluate_groups(
         is scikit-learn's ``ndcg_score`` with ``ignore_ties=False``.
     no_relevant : float or None, default: the convention's
         Value of every measure that lies in [0, 1] (not DCG, Hits, the counts
-        and the ranks MR, FRP) for a query with no label ``>= threshold``: 1 in LightGBM and XGBoost,
-        the measure's own value (0 for nDCG) with None, as trec_eval and
-        scikit-learn. With whole-number labels and ``threshold=1`` these are
-        exactly the queries whose ideal DCG is 0.
+        and the ranks MR, FRP) for a query whose labels are all 0 (its ideal
+        DCG is 0): 1 in LightGBM and XGBoost, the measure's own value (0 for
+        nDCG) with None, as trec_eval and scikit-learn. As in LightGBM, the
+        rule does not depend on ``threshold``: a query whose best label is 1
+        is scored, not set to ``no_relevant``, when ``threshold=2``.
     gain : {"linear", "exponential"} or sequence of float, default: the convention's
         Gain of nDCG and DCG measures that do not name their own
         (``"nDCG(gain='linear')@10"`` keeps its gain): the label itself
@@ -375,8 +376,8 @@ def evaluate_groups(
         DCG only). trec_eval's order of ties (by document id) needs ids: use
         :func:`rankeval.evaluate` for it.
     threshold : float, default=1
-        A label ``>= threshold`` is relevant for binary measures and for
-        ``no_relevant``.
+        A label ``>= threshold`` is relevant for binary measures
+        (``no_relevant`` does not depend on it).
     weights : array-like, dict or pandas.Series, optional
         One weight per query (XGBoost's group weights), in the order of the
         result's index, or keyed by query id. Kept in the result's
@@ -524,7 +525,9 @@ def evaluate_groups(
     )
     values = score_ranked(parsed, ranked, t, _CELL_BUDGET)
     if no_relevant is not None:
-        empty = ranked.n_relevant(t) == 0
+        # LightGBM's and XGBoost's rule: a query whose ideal DCG is 0 (every label 0),
+        # whatever the threshold of the binary measures
+        empty = ranked.max_judged_grade() <= 0
         if empty.any():
             for m in parsed:
                 if m.aggregate == "mean" and not m.lower_is_better and m.name not in _RAW:

@@ -125,7 +125,7 @@ def evaluate(
     Returns
     -------
     pandas.DataFrame
-        Index ``query_id`` (sorted: strings by bytes; integer ids keep their
+        Index ``query_id``, or your name of it in ``columns`` (sorted: strings by bytes; integer ids keep their
         ``int64`` dtype and numeric order), one column per measure, labelled
         as given in ``measures`` (two names of one measure, such as ``"MRR"``
         and ``"RR"``, are two columns; an exact repeat is one): float64, or int64 for the
@@ -227,9 +227,9 @@ def _evaluate(qrels, run, measures, *, threshold, ties, ideal, missing, judged_o
 
     frame = pd.DataFrame({label: values[m] for label, m in requested})
     ids = ranked.query_ids
-    frame.index = pd.Index(
-        ids, name="query_id", dtype=ids.dtype if ids.dtype.kind == "i" else object
-    )
+    # indexed by the caller's name of the query column, when columns= gives one
+    name = (columns or {}).get("query_id", "query_id")
+    frame.index = pd.Index(ids, name=name, dtype=ids.dtype if ids.dtype.kind == "i" else object)
     in_run = ranked.in_run
     del ranked, values, ids
     _release()  # Arrow's freed pages go back to the system before the next call

@@ -88,6 +88,11 @@ def evaluate(qrels, run, measures, *, num_partitions=None, **conventions):
     _check(qrels, "qrels")
     _check(run, "run")
     check_id_types(dict(qrels.dtypes), dict(run.dtypes))
+    if "columns" in conventions:  # evaluate's columns= renames frames; here, rename them
+        raise TypeError(
+            "columns= is not taken here: give the frames the columns query_id, doc_id and "
+            "relevance (qrels) or score (run), e.g. with .rename(columns={...})"
+        )
     labels = result_columns(measures)
     id_type = dict(qrels.dtypes)["query_id"]
     q = qrels.select(
