@@ -27,7 +27,10 @@ work unchanged::
   that asks for one (``FRP@1000`` scores such a query 1001); should a measure
   ever have no value for some queries, its mean skips them and a line
   ``num_q(MEASURE)`` gives its own count, so that no mean is printed beside a
-  count it does not use.
+  count it does not use. With ``-c -q``, a judged query missing from the run
+  gets its per-query lines (its values as an empty ranking), as trec_eval 10
+  prints them ("-c mode now prints out skipped queries in -q mode", its
+  CHANGELOG); ``--skip-missing-lines`` gives trec_eval 9's output, without them.
 - ``--subtopics`` evaluates diversity as ndeval does (:func:`rankeval.evaluate_diversity`):
   QRELS is then a subtopic qrels file (``query subtopic doc grade``, as the TREC
   Web tracks' ``qrels.diversity``), ``-m`` takes ``alpha-nDCG@k``, ``alpha-DCG@k``,
@@ -253,8 +256,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "-c", "--complete", "--complete_rel_info_wanted", action="store_true", dest="complete",
         help="average over every judged query: a query missing from the run scores 0 "
-        "(trec_eval -c; with -q, as in trec_eval, no per-query line for it; --format tsv "
-        "and jsonl give its line too)",
+        "(trec_eval -c; with -q, its lines are printed too, as trec_eval 10 prints them)",
+    )  # fmt: skip
+    p.add_argument(
+        "--skip-missing-lines", action="store_true", dest="skip_missing_lines",
+        help="with -c -q: no per-query line for a judged query missing from the run, as "
+        "trec_eval 9 printed (trec_eval 10 prints them; --format tsv and jsonl always do)",
     )  # fmt: skip
     p.add_argument(
         "-l", "--level", "--level_for_rel", type=float, default=1, metavar="GRADE",
@@ -574,7 +581,7 @@ def _evaluate(qrels, run, measures, args):
         "max_docs": args.max_docs,
         "columns": None,
     }
-    # (the table, and which of its queries the run has: -c -q prints only those)
+    # (the table, and which of its queries the run has: --skip-missing-lines uses it)
     table, in_run = runs._evaluate(qrels, run, list(dict.fromkeys(measures)), **options)
     # one column per line to print: two names of one measure (map AP) share its values
     return table[[str(m) for m in measures]], in_run
@@ -673,7 +680,7 @@ def _trec_lines(results, args):
         if several:  # one block per run
             yield _runid_line(r.name)
         if args.per_query:
-            for q, label, value, kind in r.per_query(run_queries_only=True):
+            for q, label, value, kind in r.per_query(run_queries_only=args.skip_missing_lines):
                 yield f"{label:<22}\t{q}\t{_number(value, kind, args.digits)}\n"
         if args.no_summary:
             continue

@@ -316,15 +316,17 @@ def test_complete_num_q_counts_only_queries_the_mean_uses(files):
 
 
 def test_complete_prints_no_query_line_for_a_query_the_run_lacks(files):
-    # trec_eval -c -q: q3 (judged, never retrieved) counts in the mean as 0, but the
-    # per-query lines are those of the queries in the run, as without -c
-    rows = parse(ok(*files, "-c", "-q", "-m", "RR"))
+    # trec_eval 9's -c -q (--skip-missing-lines): q3 (judged, never retrieved) counts in
+    # the mean as 0, but the per-query lines are those of the queries in the run;
+    # trec_eval 10 (the default, issue 37) prints q3's lines too
+    rows = parse(ok(*files, "-c", "-q", "--skip-missing-lines", "-m", "RR"))
     assert rows == [
         ("RR", "q1", "1.0000"),
         ("RR", "q2", "0.5000"),
         ("num_q", "all", "3"),
         ("RR", "all", f"{(1 + 0.5 + 0) / 3:.4f}"),
     ]
+    assert ("RR", "q3", "0.0000") in parse(ok(*files, "-c", "-q", "-m", "RR"))
 
 
 def test_counts_are_integers_and_summed(files):

@@ -438,3 +438,51 @@ def test_integer_ids_are_not_said_to_be_strings():
         rankeval.evaluate({1: {"a": 1}}, {2: {"a": 1.0}}, ["AP"])
     with pytest.raises(ValueError, match="query ids are compared as exact strings"):
         rankeval.evaluate({"1": {"a": 1}}, {"2": {"a": 1.0}}, ["AP"])
+
+
+# --- 8. inconsistencies -------------------------------------------------------------------
+
+
+def test_negative_grades_message_points_to_evaluates_reading():
+    with pytest.raises(ValueError, match=r"np.maximum\(grades, 0\)"):
+        rankeval.ndcg([-1, 2, 0], 3)
+    # and the advice gives evaluate's value
+    frame = rankeval.evaluate({"q": {"a": -1, "b": 2, "c": 0}}, {"q": {"a": 3.0, "b": 2.0, "c": 1.0}},
+                              ["nDCG@3"])  # fmt: skip
+    assert frame.iloc[0, 0] == pytest.approx(rankeval.ndcg(np.maximum([-1, 2, 0], 0), 3))
+
+
+def test_lightgbm_no_relevant_rule_ignores_the_threshold():
+    labels, scores, sizes = [1, 0, 0, 0], [1.0, 2.0, 1.0, 2.0], [2, 2]
+    frame = rankeval.evaluate_groups(labels, scores, sizes, ["nDCG"], convention="lightgbm",
+                                     threshold=2)  # fmt: skip
+    # group 0's best label is 1: scored (LightGBM gives (2^1 - 1) / log2(3)), not forced to 1
+    assert frame["nDCG"].tolist() == pytest.approx([1 / np.log2(3), 1.0])
+
+
+def test_your_column_names_name_the_index():
+    qrels = pd.DataFrame({"user": ["u"], "item": ["a"], "rating": [1]})
+    run = pd.DataFrame({"user": ["u"], "item": ["a"], "pred": [1.0]})
+    names = {"query_id": "user", "doc_id": "item", "relevance": "rating", "score": "pred"}
+    assert rankeval.evaluate(qrels, run, ["AP"], columns=names).index.name == "user"
+
+
+def test_dask_refuses_columns_rather_than_ignoring_them():
+    pytest.importorskip("dask.dataframe")
+    import rankeval.dask
+
+    qrels = pd.DataFrame({"user": ["u"], "doc_id": ["a"], "relevance": [1]})
+    run = pd.DataFrame({"user": ["u"], "doc_id": ["a"], "score": [1.0]})
+    with pytest.raises(TypeError, match="columns= is not taken here"):
+        rankeval.dask.evaluate(qrels, run, ["AP"], columns={"query_id": "user"})
+
+
+def test_complete_per_query_prints_missing_queries_as_trec_eval_10(tmp_path, files):
+    qrels = tmp_path / "q3.txt"
+    qrels.write_text(QRELS_TEXT + "q3 0 m 1\n")
+    code, out, err = cli("-c", "-q", "-m", "map", "num_rel", qrels, files[1])
+    assert code == 0, err
+    assert f"{'map':<22}\tq3\t0.0000" in out.splitlines()
+    assert f"{'num_rel':<22}\tq3\t1" in out.splitlines()
+    code, out, err = cli("-c", "-q", "--skip-missing-lines", "-m", "map", qrels, files[1])
+    assert code == 0 and "\tq3\t" not in out
