@@ -72,7 +72,7 @@ _TREC_ORDER = (
     "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref",
     "Rprec_mult", "utility", "11pt_avg", "binG", "G", "dcg", "ideal_dcg", "ndcg", "ndcg_rel",
     "Rndcg", "ndcg_cut", "map_cut", "relative_P", "success", "set_P", "set_relative_P",
-    "set_recall", "set_map", "set_F", "num_nonrel_judged_ret", "yaap", "rbp", "rbp_resid",
+    "set_recall", "set_map", "set_F", "num_nonrel_judged_ret", "yaap", "rbp", "rbp_resid", "unj",
 )  # fmt: skip
 _NICKNAMES_WITH_RUNID = ("official", "all_trec", "set")
 _FORMATS = ("trec_eval", "tsv", "jsonl", "markdown", "latex")
@@ -90,7 +90,8 @@ def _trec_label(item: str, m) -> str:
     from .measures import trec_eval_name
 
     base, dot, params = item.partition(".")
-    if dot and base in ("ndcg", "dcg", "set_F", "rbp", "rbp_resid", "ndcg_p", "11pt_avg"):
+    if dot and base in ("ndcg", "dcg", "set_F", "rbp", "rbp_resid", "ndcg_p", "11pt_avg",
+                        "utility"):
         return f"{base}_{params}"
     return trec_eval_name(m) or str(m)
 

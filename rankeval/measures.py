@@ -23,6 +23,20 @@ both default to ``max_grade=4``, the 0-4 scale of the TREC Web tracks that
 gdeval (the official ERR script) fixes; a grade above it is an error, never a
 silent rescaling. So a query's value depends on that query alone.
 
+trec_eval 10's measures of ``all_trec`` are computed, except four, which
+:func:`parse_trec_eval` leaves out of the sets: ``relstring`` (a string of each query's top grades, not a
+number that a table column or a mean could hold), and ``G``, ``Rndcg`` and
+``ndcg_rel``, which trec_eval calls experimental (a gain measure mixing MAP
+and nDCG, and nDCG averaged over R levels or over relevant documents), not
+ported yet; the preference
+measures (``-R prefs``), the multiple-judge measures (``-R qrels_jg``) and
+z-scores (``-Z``) need inputs that rankeval does not read.
+``tests/test_trec_eval_quicktest.py`` lists the lines of trec_eval's own
+tests that these leave unmatched. ``utility`` takes trec_eval's default
+collection size, 0 (its ``-N`` is not offered), and ``unj`` counts as
+unjudged only documents absent from the qrels, where trec_eval also counts
+those judged -1 or -2.
+
 Chapter: :doc:`/chapters/14_evaluating_a_run`.
 """
 
@@ -98,6 +112,14 @@ class Param:
             return value
         if self.kind == "gains":
             return _check_gains(value, text)
+        if self.kind == "coefficients":
+            items = tuple(value) if isinstance(value, (tuple, list)) else (value,)
+            if len(items) != 4 or not all(
+                isinstance(x, numbers.Real) and not isinstance(x, bool) and math.isfinite(x)
+                for x in items
+            ):
+                raise bad("4 finite numbers a, b, c, d")
+            return tuple(_num(x) for x in items)
         if self.kind == "levels":
             items = value if isinstance(value, (tuple, list)) else (value,)
             if not items or not all(
@@ -163,9 +185,9 @@ class Declaration:
         trec_eval's name without a cut-off (``"map"``), if it has the measure.
     trec_eval_cut : str or None
         trec_eval's name of the cut-off family (``"map_cut"``, ``"P"``).
-    cutoff : {"optional", "required", "none", "recall"}
-        What may follow ``@``: a rank cut-off k, or (``"recall"``) a recall
-        level in [0, 1].
+    cutoff : {"optional", "required", "none", "recall", "multiple"}
+        What may follow ``@``: a rank cut-off k, (``"recall"``) a recall
+        level in [0, 1], or (``"multiple"``) a multiple of R, a number >= 0.
     aggregate : {"mean", "sum", "gmean"}
         How per-query values combine over queries (trec_eval sums the counts;
         ``"gmean"``: trec_eval's geometric mean, each value floored at
@@ -527,6 +549,34 @@ def _score_num_nonrel_judged_ret(ranked, k, rel):
     return judged_nonrel.sum(axis=1).astype(np.int64)
 
 
+def _score_rprec_mult(ranked, k, rel):
+    """trec_eval's Rprec_mult: precision at rank int(k R + 0.9), 0 where that is 0."""
+    n_rel = ranked.n_relevant(rel)
+    cut = (k * n_rel + 0.9).astype(np.int64)
+    relevant = ranked.padded() >= rel
+    hits = np.zeros(len(ranked))
+    if relevant.shape[1]:
+        seen = np.cumsum(relevant, axis=1)
+        at = np.minimum(cut, relevant.shape[1]) - 1
+        hits = np.where(at >= 0, seen[np.arange(len(ranked)), np.maximum(at, 0)], 0)
+    return np.where(cut > 0, hits / np.maximum(cut, 1), 0.0)
+
+
+def _score_unj(ranked, k):
+    """trec_eval's unj: unjudged documents in the top k, divided by k."""
+    g, n = _judged_batch(ranked, k)
+    inside = np.arange(g.shape[1]) < n[:, None]
+    return (inside & np.isnan(g)).sum(axis=1) / k
+
+
+def _score_utility(ranked, k, rel, coefficients=(1, -1, 0, 0)):
+    """trec_eval's utility: a rel_ret + b nonrel_ret + c rel_not_ret + d nonrel_not_ret,
+    with trec_eval's collection size 0 (it has no -N here)."""
+    a, b, c, d = coefficients
+    n_ret, hits, n_rel = _counts(ranked, k, rel)
+    return a * hits + b * (n_ret - hits) + c * (n_rel - hits) + d * (hits - n_ret - n_rel)
+
+
 def _score_num_q(ranked, k):
     return np.ones(len(ranked), dtype=np.int64)
 
@@ -671,6 +721,15 @@ DECLARATIONS = {
            _score_num_nonrel_judged_ret, params=(_REL,), aliases=("num_nonrel_judged_ret",),
            trec_eval="num_nonrel_judged_ret", cutoff="none", aggregate="sum", binary=True,
            integer=True),
+        _d("RprecMult", "precision at rank int(k R + 0.9), R the relevant count (Rprec@1)",
+           _score_rprec_mult, params=(_REL,), aliases=("Rprec_mult",),
+           trec_eval_cut="Rprec_mult", cutoff="multiple", binary=True),
+        _d("Unj", "share of the top k that is unjudged (k divides)", _score_unj,
+           aliases=("unj",), trec_eval_cut="unj", cutoff="required"),
+        _d("Utility", "a rel_ret + b nonrel_ret + c rel_missed + d (-ret - rel + rel_ret)",
+           _score_utility, params=(_REL, Param(
+               "coefficients", "coefficients", (1, -1, 0, 0), "a, b, c, d")),
+           aliases=("utility",), trec_eval="utility", cutoff="none", binary=True),
         _d("NumQ", "1 per evaluated query (summed: the number of queries)", _score_num_q,
            trec_eval="num_q", cutoff="none", aggregate="sum", integer=True),
         _d("NumRet", "retrieved documents (summed over queries)", _score_num_ret,
@@ -718,7 +777,7 @@ _TREC_CUT = {d.trec_eval_cut: d.name for d in DECLARATIONS.values() if d.trec_ev
 _NOT_HERE = {
     "NERR8", "NERR9", "NERR10", "NERR11", "INST", "INSQ", "SDCG", "Compat",
     "P_rel", "StRecall", "AP_IA", "nNRBP", "NRBP", "Accuracy",
-    "Rprec_mult", "utility", "relstring", "SetAP", "ndcg_rel", "Rndcg", "G",
+    "relstring", "SetAP", "ndcg_rel", "Rndcg", "G",
     "ideal_dcg", "runid", "yaap",
 }  # fmt: skip
 
@@ -913,6 +972,17 @@ def _cutoff(decl, text, value):
                 f"measure {text!r}: the recall level after '@' must lie in [0, 1], got {value!r}"
             )
         return _num(level)
+    if decl.cutoff == "multiple":  # Rprec_mult: a multiple of R, a number >= 0
+        try:
+            times = float(value)
+        except ValueError:
+            times = -1.0
+        if not (math.isfinite(times) and times >= 0):
+            raise ValueError(
+                f"measure {text!r}: the multiple of R after '@' must be a number >= 0, "
+                f"got {value!r}"
+            )
+        return _num(times)
     if not (value.isascii() and value.isdigit()) or int(value) <= 0:
         raise ValueError(
             f"measure {text!r}: the cut-off after '@' must be a positive integer, got {value!r}"
@@ -941,6 +1011,10 @@ def _make(decl, cutoff, given: dict, text) -> Measure:
         raise ValueError(f"measure {text!r}: give either gain= or gains=, not both")
     if decl.cutoff == "required" and cutoff is None:
         raise ValueError(f"measure {text!r}: {decl.name} needs a cut-off, e.g. {decl.name}@10")
+    if decl.cutoff == "multiple" and cutoff is None:
+        raise ValueError(
+            f"measure {text!r}: {decl.name} needs a multiple of R, e.g. {decl.name}@0.5"
+        )
     if decl.cutoff == "recall" and cutoff is None:
         raise ValueError(
             f"measure {text!r}: {decl.name} needs a recall level, e.g. {decl.name}@0.1"
@@ -1136,6 +1210,8 @@ _CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 _TREC_DEFAULTS = {  # trec_eval's default parameters of its cut-off families
     "P": _CUTS, "recall": _CUTS, "map_cut": _CUTS, "ndcg_cut": _CUTS, "relative_P": _CUTS,
     "success": (1, 5, 10),
+    "unj": (5, 10, 20),
+    "Rprec_mult": (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0),
     "iprec_at_recall": (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0),
 }  # fmt: skip
 # trec_eval's measure sets (measures.c of trec_eval 10: off_names, trec_names, set_names);
@@ -1218,7 +1294,7 @@ def parse_trec_eval(name) -> list:
         decl = DECLARATIONS[_TREC_CUT[base]]
         if dot:
             values = [v.strip() for v in params.split(",")]
-            if decl.cutoff != "recall":  # trec_eval reads a cut-off with atol: 23.4 is 23
+            if decl.cutoff not in ("recall", "multiple"):  # atol, as trec_eval: 23.4 is 23
                 values = [_atol(v) for v in values]
         else:
             values = [_show(v) for v in _TREC_DEFAULTS.get(base, ())]
@@ -1256,6 +1332,14 @@ def parse_trec_eval(name) -> list:
                             f"{base}.p=0.5, as trec_eval 10 does (which refuses {base}.0.5)"
                         )
                     given["p"] = _value(value)
+            elif base == "utility":  # utility.a,b,c,d
+                try:
+                    given["coefficients"] = tuple(float(v) for v in params.split(","))
+                except ValueError:
+                    raise ValueError(
+                        f"trec_eval measure {text!r}: utility takes 4 numbers, e.g. "
+                        "utility.1,-1,0,0"
+                    ) from None
             elif base == "11pt_avg":  # trec_eval's own recall levels: 11pt_avg..25,.5,.75
                 given["levels"] = _levels(params, text)
             else:
@@ -1300,7 +1384,7 @@ def trec_eval_name(measure) -> str | None:
     if m.cutoff is not None:
         if not d.trec_eval_cut:
             return None
-        if d.cutoff == "recall":
+        if d.cutoff in ("recall", "multiple"):
             return f"{d.trec_eval_cut}_{m.cutoff:.2f}"
         return f"{d.trec_eval_cut}_{m.cutoff}"
     return d.trec_eval

@@ -486,3 +486,25 @@ def test_complete_per_query_prints_missing_queries_as_trec_eval_10(tmp_path, fil
     assert f"{'num_rel':<22}\tq3\t1" in out.splitlines()
     code, out, err = cli("-c", "-q", "--skip-missing-lines", "-m", "map", qrels, files[1])
     assert code == 0 and "\tq3\t" not in out
+
+
+@pytest.mark.parametrize("seed", [4, 5])
+def test_rprec_mult_and_utility_against_pytrec_eval(seed):
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    qrels, run = _random_collection(seed)
+    names = ["Rprec_mult@0.2", "RprecMult@1", "RprecMult@1.6", "Utility", "utility"]
+    ours = rankeval.evaluate(qrels, run, names)
+    theirs = pytrec_eval.RelevanceEvaluator(qrels, {"Rprec_mult", "utility"}).evaluate(run)
+    for q in ours.index:
+        assert ours.loc[q, "Rprec_mult@0.2"] == pytest.approx(theirs[q]["Rprec_mult_0.20"])
+        assert ours.loc[q, "RprecMult@1"] == pytest.approx(theirs[q]["Rprec_mult_1.00"])
+        assert ours.loc[q, "RprecMult@1.6"] == pytest.approx(theirs[q]["Rprec_mult_1.60"])
+        assert ours.loc[q, "Utility"] == pytest.approx(theirs[q]["utility"])
+
+
+def test_unj_counts_unjudged_in_the_top_k_over_k():
+    qrels = {"q": {"a": 1, "b": 0}}
+    run = {"q": {"a": 3.0, "x": 2.0, "b": 1.0}}  # x is unjudged; 3 documents for k = 5
+    frame = rankeval.evaluate(qrels, run, ["Unj@2", "unj@5"])
+    assert frame.loc["q"].tolist() == [1 / 2, 1 / 5]
+    assert [str(m) for m in rankeval.parse_trec_eval("unj")] == ["Unj@5", "Unj@10", "Unj@20"]
