@@ -191,8 +191,8 @@ def test_trec_eval_dotted_syntax():
     assert "Bpref" in official and "IPrec@0.1" in official and "P@1000" in official
     every = names("all_trec")
     assert {"infAP", "11pt_avg", "SetF", "nDCG@10", "AP@1000", "R@5", "Success@1"} <= set(every)
-    assert names("set") == ["NumQ", "NumRet", "NumRel", "NumRelRet", "SetP", "SetR", "SetRelP",
-                            "SetMAP", "SetF"]
+    assert names("set") == ["NumQ", "NumRet", "NumRel", "NumRelRet", "Utility", "SetP", "SetR",
+                            "SetRelP", "SetMAP", "SetF"]
     with pytest.raises(ValueError, match="unknown measure 'foo'"):
         parse_trec_eval("foo")
     with pytest.raises(ValueError, match=r"'map' takes no parameters"):
