@@ -270,7 +270,8 @@ def test_integer_ids_keep_their_dtype_and_numeric_order():
     )
     columns = {"query_id": "user", "doc_id": "item", "score": "pred", "relevance": "rating"}
     mapped = evaluate(frame_qrels, frame_run, ["RR", "P@1"], columns=columns)
-    pd.testing.assert_frame_equal(mapped, df)
+    assert mapped.index.name == "user"  # your name of the query column (issue 37)
+    pd.testing.assert_frame_equal(mapped.rename_axis("query_id"), df)
 
 
 def test_integer_and_string_ids_are_refused(tmp_path):
