@@ -23,12 +23,12 @@ both default to ``max_grade=4``, the 0-4 scale of the TREC Web tracks that
 gdeval (the official ERR script) fixes; a grade above it is an error, never a
 silent rescaling. So a query's value depends on that query alone.
 
-trec_eval 10's measures of ``all_trec`` are computed, except four, which
-:func:`parse_trec_eval` leaves out of the sets: ``relstring`` (a string of each query's top grades, not a
-number that a table column or a mean could hold), and ``G``, ``Rndcg`` and
-``ndcg_rel``, which trec_eval calls experimental (a gain measure mixing MAP
-and nDCG, and nDCG averaged over R levels or over relevant documents), not
-ported yet; the preference
+trec_eval 10's measures of ``all_trec`` are computed, except three, which
+:func:`rankeval.parse_trec_eval` leaves out of the sets: ``relstring`` (a string of
+each query's top grades, not a number that a table column or a mean could
+hold), and ``Rndcg`` and ``ndcg_rel``, which trec_eval calls experimental
+(nDCG averaged over R levels or over relevant documents), not ported yet;
+``G`` takes no gain map (trec_eval's ``G.1=3``); the preference
 measures (``-R prefs``), the multiple-judge measures (``-R qrels_jg``) and
 z-scores (``-Z``) need inputs that rankeval does not read.
 ``tests/test_trec_eval_quicktest.py`` lists the lines of trec_eval's own
@@ -577,6 +577,24 @@ def _score_utility(ranked, k, rel, coefficients=(1, -1, 0, 0)):
     return a * hits + b * (n_ret - hits) + c * (n_rel - hits) + d * (hits - n_ret - n_rel)
 
 
+def _score_g(ranked, k):
+    """trec_eval's G (gains = grades): sum over ranks of gain / log2(2 + cost - gained),
+    where cost adds max(ideal gain, 1) per rank, divided by the ideal gains' sum."""
+    gains = np.maximum(ranked.padded(k), 0.0)
+    ideal = ranked.ideal_grades()
+    width = max(gains.shape[1], ideal.shape[1])
+    gains = np.pad(gains, ((0, 0), (0, width - gains.shape[1])))
+    best = np.pad(ideal, ((0, 0), (0, width - ideal.shape[1])))
+    n_ret = ranked.lengths if k is None else np.minimum(ranked.lengths, k)
+    inside = np.arange(width) < n_ret[:, None]
+    gained = np.cumsum(gains, axis=1)
+    cost = np.cumsum(np.maximum(best, 1.0), axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(inside & (gains != 0), gains / np.log2(2.0 + cost - gained), 0.0)
+    total = ideal.sum(axis=1)
+    return np.where(total > 0, terms.sum(axis=1) / np.where(total > 0, total, 1.0), 0.0)
+
+
 def _score_num_q(ranked, k):
     return np.ones(len(ranked), dtype=np.int64)
 
@@ -730,6 +748,8 @@ DECLARATIONS = {
            _score_utility, params=(_REL, Param(
                "coefficients", "coefficients", (1, -1, 0, 0), "a, b, c, d")),
            aliases=("utility",), trec_eval="utility", cutoff="none", binary=True),
+        _d("G", "trec_eval's G (gains = grades), an experimental measure between MAP "
+           "and nDCG", _score_g, trec_eval="G", cutoff="none"),
         _d("NumQ", "1 per evaluated query (summed: the number of queries)", _score_num_q,
            trec_eval="num_q", cutoff="none", aggregate="sum", integer=True),
         _d("NumRet", "retrieved documents (summed over queries)", _score_num_ret,
@@ -777,7 +797,7 @@ _TREC_CUT = {d.trec_eval_cut: d.name for d in DECLARATIONS.values() if d.trec_ev
 _NOT_HERE = {
     "NERR8", "NERR9", "NERR10", "NERR11", "INST", "INSQ", "SDCG", "Compat",
     "P_rel", "StRecall", "AP_IA", "nNRBP", "NRBP", "Accuracy",
-    "relstring", "SetAP", "ndcg_rel", "Rndcg", "G",
+    "relstring", "SetAP", "ndcg_rel", "Rndcg",
     "ideal_dcg", "runid", "yaap",
 }  # fmt: skip
 

@@ -508,3 +508,13 @@ def test_unj_counts_unjudged_in_the_top_k_over_k():
     frame = rankeval.evaluate(qrels, run, ["Unj@2", "unj@5"])
     assert frame.loc["q"].tolist() == [1 / 2, 1 / 5]
     assert [str(m) for m in rankeval.parse_trec_eval("unj")] == ["Unj@5", "Unj@10", "Unj@20"]
+
+
+@pytest.mark.parametrize("seed", [6, 7, 8])
+def test_g_against_pytrec_eval(seed):
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    qrels, run = _random_collection(seed)
+    ours = rankeval.evaluate(qrels, run, ["G"])
+    theirs = pytrec_eval.RelevanceEvaluator(qrels, {"G"}).evaluate(run)
+    for q in ours.index:
+        assert ours.loc[q, "G"] == pytest.approx(theirs[q]["G"], abs=1e-12), q
