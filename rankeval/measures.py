@@ -23,12 +23,11 @@ both default to ``max_grade=4``, the 0-4 scale of the TREC Web tracks that
 gdeval (the official ERR script) fixes; a grade above it is an error, never a
 silent rescaling. So a query's value depends on that query alone.
 
-trec_eval 10's measures of ``all_trec`` are computed, except three, which
-:func:`rankeval.parse_trec_eval` leaves out of the sets: ``relstring`` (a string of
-each query's top grades, not a number that a table column or a mean could
-hold), and ``Rndcg`` and ``ndcg_rel``, which trec_eval calls experimental
-(nDCG averaged over R levels or over relevant documents), not ported yet;
-``G`` takes no gain map (trec_eval's ``G.1=3``); the preference
+trec_eval 10's measures of ``all_trec`` are computed, except ``relstring``,
+which :func:`rankeval.parse_trec_eval` leaves out of the sets: a string of each
+query's top grades, not a number that a table column or a mean could hold.
+``G``, ``Rndcg`` and ``ndcg_rel`` (experimental in trec_eval) take no gain map
+(trec_eval's ``G.1=3``, gain = grade here); the preference
 measures (``-R prefs``), the multiple-judge measures (``-R qrels_jg``) and
 z-scores (``-Z``) need inputs that rankeval does not read.
 ``tests/test_trec_eval_quicktest.py`` lists the lines of trec_eval's own
@@ -595,6 +594,53 @@ def _score_g(ranked, k):
     return np.where(total > 0, terms.sum(axis=1) / np.where(total > 0, total, 1.0), 0.0)
 
 
+def _dcg_tables(ranked):
+    """(gains, ideal gains, cumulative DCG, cumulative ideal DCG, retrieved) on a common
+    width with two zero columns to spare: trec_eval's ndcg_rel and Rndcg walk both."""
+    gains = np.maximum(ranked.padded(), 0.0)
+    ideal = ranked.ideal_grades()
+    width = max(gains.shape[1], ideal.shape[1]) + 2
+    gains = np.pad(gains, ((0, 0), (0, width - gains.shape[1])))
+    ideal = np.pad(ideal, ((0, 0), (0, width - ideal.shape[1])))
+    discount = 1.0 / np.log2(np.arange(width) + 2.0)
+    return gains, ideal, np.cumsum(gains * discount, axis=1), np.cumsum(ideal * discount, axis=1)
+
+
+def _score_ndcg_rel(ranked, k):
+    """trec_eval's ndcg_rel: nDCG averaged over the relevant documents (gain > 0), a
+    document not retrieved counting the nDCG at the end of the ranking."""
+    gains, ideal, dcg, idcg = _dcg_tables(ranked)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        at_rel = np.where(gains > 0, dcg / idcg, 0.0)
+        n_rel = (ideal > 0).sum(axis=1)
+        found = (gains > 0).sum(axis=1)
+        total = at_rel.sum(axis=1) + (n_rel - found) * np.where(
+            idcg[:, -1] > 0, dcg[:, -1] / idcg[:, -1], 0.0
+        )
+    return np.where(total > 0, total / np.maximum(n_rel, 1), 0.0)
+
+
+def _score_rndcg(ranked, k, rel):
+    """trec_eval's Rndcg: nDCG averaged at the ranks where the ideal gain changes (and
+    at the end of a ranking longer than the relevant ones plus one)."""
+    gains, ideal, dcg, idcg = _dcg_tables(ranked)
+    before = np.pad(dcg, ((0, 0), (1, 0)))[:, :-1]  # DCG of the ranks above i
+    ideal_before = np.pad(idcg, ((0, 0), (1, 0)))[:, :-1]
+    n_pos = (ideal > 0).sum(axis=1)
+    column = np.arange(gains.shape[1])
+    change = np.zeros_like(gains, dtype=bool)
+    change[:, 1:] = ideal[:, 1:] != ideal[:, :-1]
+    change &= (column >= 1) & (column <= n_pos[:, None]) & (ideal_before > 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        total = np.where(change, before / ideal_before, 0.0).sum(axis=1)
+        count = change.sum(axis=1)
+        end = ranked.lengths > n_pos + 1
+        total += np.where(end & (idcg[:, -1] > 0), dcg[:, -1] / idcg[:, -1], 0.0)
+        count += end & (idcg[:, -1] > 0)
+        value = total / count
+    return np.where((ranked.n_relevant(rel) > 0) & (count > 0), value, 0.0)
+
+
 def _score_num_q(ranked, k):
     return np.ones(len(ranked), dtype=np.int64)
 
@@ -750,6 +796,10 @@ DECLARATIONS = {
            aliases=("utility",), trec_eval="utility", cutoff="none", binary=True),
         _d("G", "trec_eval's G (gains = grades), an experimental measure between MAP "
            "and nDCG", _score_g, trec_eval="G", cutoff="none"),
+        _d("ndcg_rel", "trec_eval's ndcg_rel: nDCG averaged over the relevant documents",
+           _score_ndcg_rel, trec_eval="ndcg_rel", cutoff="none"),
+        _d("Rndcg", "trec_eval's Rndcg: nDCG averaged where the ideal gain changes",
+           _score_rndcg, params=(_REL,), trec_eval="Rndcg", cutoff="none", binary=True),
         _d("NumQ", "1 per evaluated query (summed: the number of queries)", _score_num_q,
            trec_eval="num_q", cutoff="none", aggregate="sum", integer=True),
         _d("NumRet", "retrieved documents (summed over queries)", _score_num_ret,
@@ -797,7 +847,7 @@ _TREC_CUT = {d.trec_eval_cut: d.name for d in DECLARATIONS.values() if d.trec_ev
 _NOT_HERE = {
     "NERR8", "NERR9", "NERR10", "NERR11", "INST", "INSQ", "SDCG", "Compat",
     "P_rel", "StRecall", "AP_IA", "nNRBP", "NRBP", "Accuracy",
-    "relstring", "SetAP", "ndcg_rel", "Rndcg",
+    "relstring", "SetAP",
     "ideal_dcg", "runid", "yaap",
 }  # fmt: skip
 

@@ -518,3 +518,14 @@ def test_g_against_pytrec_eval(seed):
     theirs = pytrec_eval.RelevanceEvaluator(qrels, {"G"}).evaluate(run)
     for q in ours.index:
         assert ours.loc[q, "G"] == pytest.approx(theirs[q]["G"], abs=1e-12), q
+
+
+@pytest.mark.parametrize("seed", [9, 10, 11])
+def test_ndcg_rel_and_rndcg_against_pytrec_eval(seed):
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    qrels, run = _random_collection(seed, n_queries=40)
+    ours = rankeval.evaluate(qrels, run, ["ndcg_rel", "Rndcg"])
+    theirs = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_rel", "Rndcg"}).evaluate(run)
+    for q in ours.index:
+        for name in ("ndcg_rel", "Rndcg"):
+            assert ours.loc[q, name] == pytest.approx(theirs[q][name], abs=1e-12), (q, name)

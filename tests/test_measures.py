@@ -96,7 +96,7 @@ def test_parse_measures_dedupes_and_keeps_order():
     [
         ("nDGC@10", r"unknown measure 'nDGC@10' \(did you mean 'nDCG'"),
         ("Ndcg@10", r"did you mean 'nDCG'"),
-        ("Rndcg", r"'Rndcg' \(an ir_measures/trec_eval measure that rankeval does not compute\)"),
+        ("INST", r"'INST' \(an ir_measures/trec_eval measure that rankeval does not compute\)"),
         ("foo", r"unknown measure 'foo'; known measures: P, R, Success"),
         ("P@0", r"cut-off after '@' must be a positive integer, got '0'"),
         ("P@x", r"cut-off .* got 'x'"),
