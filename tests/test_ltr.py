@@ -118,9 +118,10 @@ def test_ambiguous_ones_need_group_kind():
     assert two["nDCG"].tolist() == [1.0, 0.0]
 
 
-def test_labels_as_given_and_repeats_dropped():
+def test_labels_as_given_and_every_name_a_column():
     got = evaluate_groups(LABELS, SCORES, SIZES, ["MAP", "AP", "ndcg_cut_2", "nDCG@2"])
-    assert got.columns.tolist() == ["MAP", "ndcg_cut_2"]
+    assert got.columns.tolist() == ["MAP", "AP", "ndcg_cut_2", "nDCG@2"]
+    assert got["MAP"].tolist() == got["AP"].tolist()
     assert got["MAP"].tolist() == evaluate_groups(LABELS, SCORES, SIZES, "AP")["AP"].tolist()
 
 
@@ -611,8 +612,9 @@ def test_id_lists_and_dict_runs_give_identical_results(seed):
         columns=["user", "item", "rating"],
     )
     columns = {"query_id": "user", "doc_id": "item", "rank": "position", "relevance": "rating"}
-    pd.testing.assert_frame_equal(rankeval.evaluate(truth, frame, measures, columns=columns),
-                                  want)  # fmt: skip
+    got = rankeval.evaluate(truth, frame, measures, columns=columns)
+    assert got.index.name == "user"  # indexed by your name of the query column (issue 37)
+    pd.testing.assert_frame_equal(got.rename_axis("query_id"), want)
 
 
 def test_integer_ids_round_trip_through_evaluate_and_groups():
@@ -623,7 +625,9 @@ def test_integer_ids_round_trip_through_evaluate_and_groups():
     columns = {"query_id": "user", "doc_id": "item", "score": "pred", "relevance": "rating"}
     df = rankeval.evaluate(frame, frame, ["nDCG@5", "AP"], columns=columns, ties="input")
     assert df.index.dtype == np.int64 and df.index.tolist() == sorted(set(qid.tolist()))
-    pd.testing.assert_frame_equal(evaluate_groups(labels, scores, qid, ["nDCG@5", "AP"]), df)
+    assert df.index.name == "user"  # your name of the query column (issue 37)
+    pd.testing.assert_frame_equal(evaluate_groups(labels, scores, qid, ["nDCG@5", "AP"]),
+                                  df.rename_axis("query_id"))  # fmt: skip
 
 
 def test_many_groups_with_rows_not_adjacent():
