@@ -1,4 +1,4 @@
-"""The launch copies (_ext/launch_copies.py) and the branch the launch buttons open.
+"""The launch copies (tools/launch_copies.py) and the branch the launch buttons open.
 
 The copies are the repository's tracked files with one Colab set-up cell first in every
 chapter: the cell must do nothing outside Colab, and on Colab (simulated here: no
@@ -29,7 +29,7 @@ def load(name: str, path: Path):
     return module
 
 
-launch_copies = load("launch_copies", ROOT / "_ext" / "launch_copies.py")
+launch_copies = load("launch_copies", ROOT / "tools" / "launch_copies.py")
 TRACKED = launch_copies.tracked(ROOT)
 CHAPTERS = sorted((ROOT / "chapters").glob("*.ipynb"))
 
@@ -196,7 +196,7 @@ def tasks(tmp_path, monkeypatch):
     return module
 
 
-@pytest.mark.skipif(not (ROOT / ".venv").is_dir(), reason="GENERATE_CONFIG runs in .venv")
+@pytest.mark.skipif(not (ROOT / ".venv").is_dir(), reason="tools/generate_config.py runs in .venv")
 @pytest.mark.parametrize(("launch", "expected"), [("launch", "launch"), (None, "main")])
 def test_the_launch_buttons_open_the_launch_branch(tasks, monkeypatch, launch, expected):
     monkeypatch.setenv("BOOK_REPOSITORY", "o/r")

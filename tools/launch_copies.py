@@ -1,7 +1,7 @@
 """The launch copies: the repository's files with a Colab set-up cell in every chapter.
 
-Not a Sphinx extension (the other modules in _ext/ are): a plain module, standard
-library only, run by `python3 tasks.py launch-copies` and importable by the tests.
+A plain module, standard library only, run by `python3 tasks.py launch-copies` and
+imported by the tests.
 
 Why a launch branch exists: Colab opens one .ipynb file from GitHub, and nothing in
 that file says where the `rankeval` library, `chapters/bookstyle.py` and `data/` are.
@@ -12,7 +12,7 @@ branch, installs `rankeval` with the chapters' imports (`.[book]`) and moves int
 `chapters/`; everywhere else it does nothing. The notebooks on main, which nbval checks
 byte for byte, stay unchanged.
 
-    python3 _ext/launch_copies.py OUT OWNER/NAME BRANCH
+    python3 tools/launch_copies.py OUT OWNER/NAME BRANCH
 """
 
 from __future__ import annotations
