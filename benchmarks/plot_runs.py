@@ -1,7 +1,9 @@
 """Draw the chart of benchmarks/README.md from the JSON that bench_runs.py writes.
 
     python benchmarks/bench_runs.py --modes files --json benchmarks/runs.json ...
-    python benchmarks/plot_runs.py benchmarks/runs.json benchmarks/runs.png
+    python benchmarks/plot_runs.py benchmarks/runs.json --out benchmarks/runs.png
+
+Several JSON files (runs of different sizes) are drawn as one.
 
 Two panels against the number of run lines (log scales), one line per tool, from the
 ``files`` mode (reading both files included): the time of one evaluation (solid: the
@@ -84,11 +86,18 @@ def plot(data: dict, target: Path, mode: str = "files") -> None:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("json", type=Path, help="what bench_runs.py --json wrote")
-    parser.add_argument("png", type=Path, help="the chart to write")
+    parser.add_argument("json", type=Path, nargs="+", help="what bench_runs.py --json wrote")
+    parser.add_argument("--out", type=Path, default=Path(__file__).with_name("runs.png"))
     parser.add_argument("--mode", default="files", help="files or dicts")
     args = parser.parse_args(argv)
-    plot(json.loads(args.json.read_text()), args.png, args.mode)
+    data = [json.loads(path.read_text()) for path in args.json]
+    meta = dict(data[0]["meta"])
+    meta["date"] = " and ".join(sorted({d["meta"]["date"] for d in data}))
+    meta["cold_runs"] = min(d["meta"]["cold_runs"] for d in data)
+    for d in data[1:]:
+        meta["versions"].update({k: v for k, v in d["meta"]["versions"].items() if v})
+    plot({"meta": meta, "measurements": [m for d in data for m in d["measurements"]]},
+         args.out, args.mode)
 
 
 if __name__ == "__main__":
