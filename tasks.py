@@ -14,6 +14,7 @@ CONTRIBUTING.md says what every step checks and why the graph is shaped as it is
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
@@ -25,8 +26,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))  # tools/, also when this file is imported by the tests
-from tools.taskgraph import run as run_step  # noqa: E402
-from tools.taskgraph import run_graph  # noqa: E402
+from tools import taskgraph  # noqa: E402
 
 VENV = ROOT / ".venv"
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
@@ -50,8 +50,7 @@ SITE_TESTS = "tests/site"  # the built website's tests: never in the plain unit-
 NICE = ["nice", "-n", "4"] if shutil.which("nice") else []
 
 
-def run(step: str, *args: str | os.PathLike) -> None:
-    run_step(step, *args, cwd=ROOT)
+run = functools.partial(taskgraph.run, cwd=ROOT)  # one step; stop if it fails
 
 
 def launch_branch() -> str:
@@ -101,10 +100,12 @@ def setup() -> None:
     STAMP.write_text(wanted + "\n")
 
 
-def allow_bytecode_cache() -> None:
-    """The steps' many Python processes compile the checkout's modules once (the
-    __pycache__ folders, ignored by git), even where PYTHONDONTWRITEBYTECODE is set."""
+def prepare() -> None:
+    """Set up; let the steps' many Python processes compile the checkout's modules once
+    (__pycache__, ignored by git) even where PYTHONDONTWRITEBYTECODE is set; clean."""
+    setup()
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    clean_build()
 
 
 def clean_build() -> None:
@@ -122,9 +123,7 @@ def clean_build() -> None:
 
 
 def build() -> None:
-    setup()
-    allow_bytecode_cache()
-    clean_build()
+    prepare()
     run("book: execute every notebook and build the website", BIN / "jupyter-book",
         *BOOK_BUILD, *book_config(execute=True))
     index = ROOT / "_build" / "html" / "index.html"
@@ -132,9 +131,7 @@ def build() -> None:
 
 
 def check() -> None:
-    setup()
-    allow_bytecode_cache()
-    clean_build()
+    prepare()
     run("lint: ruff", PY, "-m", "ruff", "check", ".")
     config = book_config(execute=False)  # the builds render the outputs nbval checked
     tests = "tests: rankeval unit tests and doctests"
@@ -168,7 +165,7 @@ def check() -> None:
         downloads = BUILD / "html" / "_downloads" / PDF.name
         steps[attach] = ([PY, TOOLS / "attach_pdf.py", PDF, downloads], [pdf, book])
     steps[site] = ([PY, "-m", "pytest", "-q", SITE_TESTS], [attach if have_tex() else book])
-    run_graph(steps, BUILD, ROOT)
+    taskgraph.run_graph(steps, BUILD, ROOT)
     print("\nAll checks passed.")
 
 

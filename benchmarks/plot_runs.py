@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import textwrap
 from pathlib import Path
 
 COLOURS = {  # Okabe-Ito, as the book's figures
@@ -51,6 +52,7 @@ def plot(data: dict, target: Path, mode: str = "files") -> None:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter, NullFormatter
 
     lines = series(data["measurements"], mode)
     if not lines:
@@ -67,6 +69,8 @@ def plot(data: dict, target: Path, mode: str = "files") -> None:
         ax.set_yscale("log")
         ax.set_xlabel("run lines (queries x documents per query)")
         ax.grid(True, which="both", alpha=0.3)
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+        ax.yaxis.set_minor_formatter(NullFormatter())
     time_ax.set_ylabel("seconds per evaluation")
     time_ax.set_title("time (solid: first call, dashed: warm)", fontsize=10)
     memory_ax.set_ylabel("peak resident memory, MB")
@@ -74,12 +78,18 @@ def plot(data: dict, target: Path, mode: str = "files") -> None:
     memory_ax.legend(fontsize=8, loc="upper left")
     meta = data["meta"]
     versions = ", ".join(f"{k} {v}" for k, v in sorted(meta["versions"].items()) if v)
-    fig.text(0.01, 0.01,
-             f"TREC files, nDCG@10 AP RR P@10 R@100; medians of {meta['cold_runs']} fresh "
-             f"processes. Measured {meta['date']} on a shared {meta['cores']}-core machine "
-             f"(other jobs running), Python {meta['python']}.\n{versions}",
-             fontsize=7, va="bottom")
-    fig.tight_layout(rect=(0, 0.08, 1, 1))
+    rounds: dict[str, set] = {}
+    for m in data["measurements"]:
+        rounds.setdefault(m["size"], set()).add(m["round"])
+    per_size = ", ".join(f"{size}: {len(r)}" for size, r in rounds.items())
+    note = (f"TREC files; nDCG@10, AP, RR, P@10, R@100. Each point: the median over fresh "
+            f"processes ({per_size}). Measured {meta['date']} on a shared "
+            f"{meta['cores']}-core machine with other jobs running, Python {meta['python']}; "
+            f"{versions}.")
+    if "ranx" in lines:
+        note += " ranx's first call includes Numba's compilation of its measures."
+    fig.text(0.01, 0.01, textwrap.fill(note, 160), fontsize=7, va="bottom")
+    fig.tight_layout(rect=(0, 0.1, 1, 1))
     fig.savefig(target)
     print(f"{target}: {', '.join(lines)}")
 
@@ -93,7 +103,6 @@ def main(argv: list[str] | None = None) -> None:
     data = [json.loads(path.read_text()) for path in args.json]
     meta = dict(data[0]["meta"])
     meta["date"] = " and ".join(sorted({d["meta"]["date"] for d in data}))
-    meta["cold_runs"] = min(d["meta"]["cold_runs"] for d in data)
     for d in data[1:]:
         meta["versions"].update({k: v for k, v in d["meta"]["versions"].items() if v})
     plot({"meta": meta, "measurements": [m for d in data for m in d["measurements"]]},
