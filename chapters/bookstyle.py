@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import textwrap
 from fractions import Fraction
 from numbers import Real
 from pathlib import Path
@@ -231,13 +232,18 @@ def check(exercise: str, answer) -> None:
         raise ValueError(f"no self-check for exercise {exercise!r}")
     entry = entries[exercise]
     if answer is None:
-        print(f"Exercise {exercise}: put {entry['ask']} in `answer`, then run this "
-              "cell again.")
+        _say(f"Exercise {exercise}: put {entry['ask']} in `answer`, then run this "
+             "cell again.")
         return
     verdicts = is_right(exercise, answer)
     if all(verdicts):
-        print(f"Exercise {exercise}: right.")
+        _say(f"Exercise {exercise}: right.")
         return
     wrong = [p["name"] for p, ok in zip(entry["parts"], verdicts, strict=True) if not ok]
     which = "" if len(verdicts) == 1 else f" ({', '.join(wrong)})"
-    print(f"Exercise {exercise}: not right yet{which}. Hint: {entry['hint']}")
+    _say(f"Exercise {exercise}: not right yet{which}. Hint: {entry['hint']}")
+
+
+def _say(message: str) -> None:
+    """Print in lines of at most 72 characters (an output must fit the page's column)."""
+    print(textwrap.fill(message, width=72, break_long_words=False, break_on_hyphens=False))
