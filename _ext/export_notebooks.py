@@ -12,7 +12,8 @@ Markdown that every notebook viewer renders:
   dropdown, an HTML ``<details>`` block that opens on a click; a solution that spans
   cells (its check code) a "Solution to Exercise 8.3" heading with the cells below it;
   any other directive (a note, an admonition) a bold title with its body;
-* glossary and index roles become their text, and a reference to an exercise its number.
+* glossary and index roles become their text, a reference to an exercise its number,
+  and a link to another chapter a Markdown link to its notebook.
 
 Standard library only: imported by _ext/book_downloads.py (the zip) and by the launch
 copies (_ext/launch_copies.py), and by the tests.
@@ -87,6 +88,10 @@ def roles(text: str, values: dict) -> str:
     text = re.sub(r"\{(?:term|index)\}`([^`]*)`", r"\1", text)
     text = re.sub(r"\{(?:numref|ref)\}`(ch\d+-ex-\d+)`",
                   lambda m: f"Exercise {_exercise_number(m.group(1))}", text)
+    # a link to another chapter opens its notebook (the zip and the launch branch keep
+    # the chapters side by side)
+    text = re.sub(r"\{doc\}`(?:([^`<]*?)\s*<)?(\d\d_\w+)>?`",
+                  lambda m: f"[{m.group(1) or m.group(2)}]({m.group(2)}.ipynb)", text)
     return text
 
 

@@ -216,7 +216,8 @@ def test_export_writes_numbers_and_plain_markdown():
             ":::{solution} ch08-ex-3\n:class: dropdown\nIt is {glue:text}`x:.4f`, "
             "B = {glue:text}`s` and {glue}`x`.\n:::\n\n"
             "::::{admonition} Head\n:class: tip\n:::{note}\nInner.\n:::\n::::\n\n"
-            ":::{solution-start} ch08-ex-4\n:class: dropdown\n:::\nSee {numref}`ch08-ex-4`.")},
+            ":::{solution-start} ch08-ex-4\n:class: dropdown\n:::\nSee {numref}`ch08-ex-4`.\n"
+            "As in {doc}`04_average_precision` and {doc}`AP <04_average_precision>`.")},
     ]}  # fmt: skip
     out = "".join(export.export_notebook(nb)["cells"][1]["source"])
     assert "**Exercise 8.3.**\nCompute nDCG." in out
@@ -224,6 +225,8 @@ def test_export_writes_numbers_and_plain_markdown():
     assert "It is 0.1235, B = 44,791 and 0.123456." in out
     assert "**Head.**" in out and "**Note.**" in out and "Inner." in out
     assert "#### Solution to Exercise 8.4\nSee Exercise 8.4." in out
+    assert ("As in [04_average_precision](04_average_precision.ipynb) and "
+            "[AP](04_average_precision.ipynb).") in out
     assert ":::" not in out and "{" not in out
     with pytest.raises(KeyError, match="nothing named"):
         export.roles("{glue:text}`nope:.2f`", {})
