@@ -249,3 +249,33 @@ def test_exported_chapters_have_no_glue_role_and_no_colon_fence(path):
     for new, old in zip(exported.cells, original["cells"], strict=True):
         if new.cell_type == "code":
             assert new.source == teaching.source(old)
+
+
+@pytest.mark.parametrize("teacher", [False, True])
+def test_the_teachers_edition_leaves_every_solution_out(tmp_path, teacher):
+    """A small book with a plain and a gated solution (the gated one holding a code block,
+    as a check cell is held), built with and without ``book_teacher_edition``."""
+    sphinx = pytest.importorskip("sphinx.cmd.build")
+    pytest.importorskip("sphinx_exercise")
+    pytest.importorskip("myst_parser")
+    (tmp_path / "conf.py").write_text(
+        "import sys\n"
+        f"sys.path.insert(0, {str(ROOT / '_ext')!r})\n"
+        "extensions = ['myst_parser', 'sphinx_exercise', 'teaching']\n"
+        "myst_enable_extensions = ['colon_fence']\n"
+        f"book_teacher_edition = {teacher}\n", encoding="utf-8")
+    (tmp_path / "index.md").write_text("\n".join([
+        "# Book", "", ":::{exercise}", ":label: ch01-ex-1", "Compute ONE.", ":::", "",
+        ":::{solution} ch01-ex-1", ":class: dropdown", "PLAINSOLUTION", ":::", "",
+        ":::{exercise}", ":label: ch01-ex-2", "Compute TWO.", ":::", "",
+        ":::{solution-start} ch01-ex-2", ":class: dropdown", ":::", "GATEDPROSE", "",
+        "```python", "print('GATEDCODE')", "```", "", ":::{solution-end}", ":::", "",
+        "AFTER the solutions.",
+    ]), encoding="utf-8")  # fmt: skip
+    out = tmp_path / "html"
+    code = sphinx.build_main(["-q", "-W", "-b", "html", str(tmp_path), str(out)])
+    assert code == 0
+    page = (out / "index.html").read_text(encoding="utf-8")
+    assert "Compute ONE." in page and "Compute TWO." in page and "AFTER the solutions" in page
+    for text in ("PLAINSOLUTION", "GATEDPROSE", "GATEDCODE"):
+        assert (text in page) is not teacher, text
