@@ -39,7 +39,7 @@ from .infap import inferred_average_precision
 from .interpolated_precision import eleven_point_average, interpolated_precision
 from .judged import judged_at_k
 from .ltr import evaluate_groups, weighted_mean
-from .measures import Measure, parse_measure, parse_measures, parse_trec_eval
+from .measures import Measure, describe, parse_measure, parse_measures, parse_trec_eval
 from .precision_recall import hits_at_k, precision_at_k, recall_at_k
 from .r_precision import r_precision
 from .rank_position import first_relevant_position, mean_rank
@@ -93,6 +93,7 @@ __all__ = [
     "rank_run",
     "RankedRun",
     "parse_trec_eval",
+    "describe",
     "Measure",
     "parse_measure",
     "parse_measures",

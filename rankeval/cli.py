@@ -27,7 +27,10 @@ work unchanged::
   that asks for one (``FRP@1000`` scores such a query 1001); should a measure
   ever have no value for some queries, its mean skips them and a line
   ``num_q(MEASURE)`` gives its own count, so that no mean is printed beside a
-  count it does not use.
+  count it does not use. With ``-c -q``, a judged query missing from the run
+  gets its per-query lines (its values as an empty ranking), as trec_eval 10
+  prints them ("-c mode now prints out skipped queries in -q mode", its
+  CHANGELOG); ``--skip-missing-lines`` gives trec_eval 9's output, without them.
 - ``--subtopics`` evaluates diversity as ndeval does (:func:`rankeval.evaluate_diversity`):
   QRELS is then a subtopic qrels file (``query subtopic doc grade``, as the TREC
   Web tracks' ``qrels.diversity``), ``-m`` takes ``alpha-nDCG@k``, ``alpha-DCG@k``,
@@ -69,7 +72,7 @@ _TREC_ORDER = (
     "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref",
     "Rprec_mult", "utility", "11pt_avg", "binG", "G", "dcg", "ideal_dcg", "ndcg", "ndcg_rel",
     "Rndcg", "ndcg_cut", "map_cut", "relative_P", "success", "set_P", "set_relative_P",
-    "set_recall", "set_map", "set_F", "num_nonrel_judged_ret", "yaap", "rbp", "rbp_resid",
+    "set_recall", "set_map", "set_F", "num_nonrel_judged_ret", "yaap", "rbp", "rbp_resid", "unj",
 )  # fmt: skip
 _NICKNAMES_WITH_RUNID = ("official", "all_trec", "set")
 _FORMATS = ("trec_eval", "tsv", "jsonl", "markdown", "latex")
@@ -87,7 +90,8 @@ def _trec_label(item: str, m) -> str:
     from .measures import trec_eval_name
 
     base, dot, params = item.partition(".")
-    if dot and base in ("ndcg", "dcg", "set_F", "rbp", "rbp_resid", "ndcg_p"):
+    if dot and base in ("ndcg", "dcg", "set_F", "rbp", "rbp_resid", "ndcg_p", "11pt_avg",
+                        "utility"):
         return f"{base}_{params}"
     return trec_eval_name(m) or str(m)
 
@@ -130,10 +134,11 @@ def _parse_items(items):
             continue
         parsed = parse_trec_eval(item) if trec else [parse_measure(item)]
         for m in parsed:
-            if m in measures:
+            label = _trec_label(item, m) if trec else item
+            if label in labels:  # one line per name asked for (map and AP: two)
                 continue
             measures.append(m)
-            labels.append(_trec_label(item, m) if trec else item)
+            labels.append(label)
     trec_mode = bool(trec_flags) and all(trec_flags)
     if trec_mode:  # trec_eval's order: its measure table, then increasing cut-off
         order = sorted(
@@ -143,6 +148,15 @@ def _parse_items(items):
         measures = [measures[i] for i in order]
         labels = [labels[i] for i in order]
     return measures, labels, trec_mode, runid
+
+
+def _with_rounding(m, rounding):
+    """``m`` with ``--rounding`` (iprec_at_recall, 11pt_avg), unless it names its own."""
+    from .measures import Measure
+
+    if rounding == "nearest" or m.declaration.param("rounding") is None or "rounding" in m.param:
+        return m
+    return Measure(m.name, m.cutoff, tuple(sorted({**m.param, "rounding": rounding}.items())))
 
 
 def _cutoff_key(m) -> float:
@@ -184,9 +198,31 @@ def _positive(text: str) -> int:
     return value
 
 
+def _prog() -> str:
+    """The program's name as invoked: ``rankeval-eval`` (the installed script) or
+    ``python -m rankeval``."""
+    name = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    if not name or name in ("__main__.py", "-c", "-m") or name.startswith("python"):
+        return "python -m rankeval"
+    return name
+
+
+class _ListMeasures(argparse.Action):
+    """``--list-measures``: print every measure (from the declarations) and exit."""
+
+    def __init__(self, option_strings, dest, **kwargs):
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from .measures import describe
+
+        sys.stdout.write(describe() + "\n")
+        parser.exit(0)
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="python -m rankeval",
+        prog=_prog(),
         usage="%(prog)s [options] QRELS RUN [RUN ...]",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description=(
@@ -197,6 +233,13 @@ def _parser() -> argparse.ArgumentParser:
         epilog="measures (ir_measures name; trec_eval's names such as P.10, ndcg_cut.10,\n"
         "map, recall.100, and the sets official and all_trec work too):\n" + "{measures}",
     )
+    from . import __version__
+
+    p.add_argument("--version", action="version", version=f"%(prog)s (rankeval) {__version__}")
+    p.add_argument(
+        "--list-measures", action=_ListMeasures,
+        help="print every measure (name, parameters, meaning, trec_eval names) and exit",
+    )  # fmt: skip
     p.add_argument(
         "files", nargs="*", metavar="QRELS RUN", help="qrels file, then run file(s); '-' is stdin"
     )
@@ -214,8 +257,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "-c", "--complete", "--complete_rel_info_wanted", action="store_true", dest="complete",
         help="average over every judged query: a query missing from the run scores 0 "
-        "(trec_eval -c; with -q, as in trec_eval, no per-query line for it; --format tsv "
-        "and jsonl give its line too)",
+        "(trec_eval -c; with -q, its lines are printed too, as trec_eval 10 prints them)",
+    )  # fmt: skip
+    p.add_argument(
+        "--skip-missing-lines", action="store_true", dest="skip_missing_lines",
+        help="with -c -q: no per-query line for a judged query missing from the run, as "
+        "trec_eval 9 printed (trec_eval 10 prints them; --format tsv and jsonl always do)",
     )  # fmt: skip
     p.add_argument(
         "-l", "--level", "--level_for_rel", type=float, default=1, metavar="GRADE",
@@ -261,7 +308,27 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--alpha", type=float, default=None, metavar="A",
         help="with --subtopics: redundancy intolerance, in [0, 1) (ndeval -alpha; "
-        "default 0.5)",
+        "default 0.5); with --format markdown or latex: the significance level of the "
+        "tests (default 0.05)",
+    )  # fmt: skip
+    p.add_argument(
+        "--test", choices=("t", "wilcoxon", "permutation"), default=None,
+        help="--format markdown or latex with several runs: the paired test (default t)",
+    )  # fmt: skip
+    p.add_argument(
+        "--correction", choices=("holm", "bonferroni", "bh", "none"), default=None,
+        help="--format markdown or latex: the multiple-comparison correction over the "
+        "whole table (default holm)",
+    )  # fmt: skip
+    p.add_argument(
+        "--baseline", default=None, metavar="RUN",
+        help="--format markdown or latex: compare every run with this one (its tag, or its "
+        "file name when tags are shared) instead of every pair",
+    )  # fmt: skip
+    p.add_argument(
+        "--rounding", choices=("nearest", "trec_eval9"), default="nearest",
+        help="recall levels of iprec_at_recall and 11pt_avg: level x R rounded to the "
+        "nearest count (trec_eval 10, default) or as trec_eval 9 and pytrec_eval do",
     )  # fmt: skip
     p.add_argument(
         "--digits", type=_digits, default=4, metavar="N",
@@ -329,7 +396,7 @@ def _parse_args(argv):
     # or unknown measure ("-m map Ndcg@10 q r", "-m map runid q r") stays a measure and
     # is reported as one.
     groups = args.measures or []
-    if len(args.files) < 2 and groups:
+    if groups:  # ("QRELS A.run -m P.5 B.run": B.run is a run, not a measure)
         moved = []
         for group in groups:
             tail = []
@@ -360,33 +427,64 @@ def _parse_args(argv):
             parser.error(f"{', '.join(unused)}: not defined for --subtopics (diversity "
                          "ranks by score, ties by document id descending, as ndeval "
                          "-traditional)")
-    elif args.alpha is not None:
-        parser.error("--alpha is a parameter of the diversity measures: give --subtopics")
+    table = args.format in ("markdown", "latex")
+    given = [flag for flag, value in (("--test", args.test), ("--correction", args.correction),
+                                      ("--baseline", args.baseline)) if value is not None]
+    if given and not table:
+        parser.error(f"{', '.join(given)}: options of the significance tests of --format "
+                     "markdown and latex")
+    if args.alpha is not None and not args.subtopics:
+        if not table:
+            parser.error("--alpha is the diversity measures' alpha (with --subtopics) or the "
+                         "significance level of --format markdown and latex")
+        if not 0 < args.alpha < 1:
+            parser.error(f"--alpha as a significance level must lie in (0, 1), got {args.alpha}")
     return parser, args
 
 
 # ------------------------------------------------------------------ inputs ---
 
 
-def _tag_of(first_lines: bytes) -> str | None:
-    """The 6th field of the first line that is neither blank nor a ``#`` comment (the
-    reader skips both)."""
-    for raw in first_lines.splitlines():
+def _tag_of_last(last_lines: bytes) -> str | None:
+    """The 6th field of the last line that is neither blank nor a ``#`` comment."""
+    for raw in reversed(last_lines.splitlines()):
         fields = raw.decode("utf-8", "replace").lstrip("\ufeff").split()
         if fields and not fields[0].startswith("#"):
             return fields[5] if len(fields) >= 6 else None
     return None
 
 
+def _tail(inp, size: int = 1 << 16) -> bytes:
+    """The last ``size`` bytes (at least one whole line) of a run, decompressed: a seek for
+    a plain file, one pass over the data otherwise."""
+    if inp.opener is None and inp.path is not None:
+        with open(inp.path, "rb") as f:
+            end = f.seek(0, os.SEEK_END)
+            f.seek(max(0, end - size))
+            return f.read()
+    if inp.opener is None:
+        return bytes(inp.data[-size:])
+    last = b""
+    with inp._python_file() as f:
+        while chunk := f.read(1 << 20):
+            last = (last + chunk)[-size:]
+    return last
+
+
 def _run_tag(source) -> str | None:
-    """The tag (6th field) of a run's first line, as trec_eval's runid; None if unknown."""
+    """The tag (6th field) of a run's last line, as trec_eval's runid (the tag of the last
+    line it read); None if unknown."""
+    from ._tables import is_parquet
     from .trec import _Input  # the reader's own opening: compression, BOM, errors
+
+    if is_parquet(source):
+        return None  # a table has no tag: the run is named by its path
 
     # standard input and pipes are in memory (see _once): read them from the start (no
     # copy: BytesIO hands out its bytes), decompressed, then rewind for the reader
     position = source.tell() if isinstance(source, io.BytesIO) else None
     try:
-        return _tag_of(_Input(source, "run").head())
+        return _tag_of_last(_tail(_Input(source, "run")))
     except (OSError, EOFError, ValueError):
         return None  # the reader will report the problem with the file
     finally:
@@ -408,7 +506,9 @@ def _once(path):
 
 def _read_stdin():
     """Standard input, read once, named ``<stdin>`` in messages (as the reader names it)."""
-    buffer = io.BytesIO(sys.stdin.buffer.read())
+    if sys.stdin is None:  # started with standard input closed (`<&-`)
+        raise ValueError("'-' names standard input, which is closed: nothing to read")
+    buffer = io.BytesIO(getattr(sys.stdin, "buffer", sys.stdin).read())
     buffer.name = "<stdin>"
     return buffer
 
@@ -482,8 +582,10 @@ def _evaluate(qrels, run, measures, args):
         "max_docs": args.max_docs,
         "columns": None,
     }
-    # (the table, and which of its queries the run has: -c -q prints only those)
-    return runs._evaluate(qrels, run, list(measures), **options)
+    # (the table, and which of its queries the run has: --skip-missing-lines uses it)
+    table, in_run = runs._evaluate(qrels, run, list(dict.fromkeys(measures)), **options)
+    # one column per line to print: two names of one measure (map AP) share its values
+    return table[[str(m) for m in measures]], in_run
 
 
 class _Result:
@@ -497,7 +599,8 @@ class _Result:
         self.table, self.measures, self.labels = table, measures, labels
         self.trec_mode, self.runid = trec_mode, runid
         self.kinds = [m.aggregate for m in measures]
-        self.shown = [not _is_numq(m) for m in measures]  # num_q has no per-query line
+        # num_q, gm_map and gm_bpref have no per-query line (trec_eval prints none)
+        self.shown = [not _is_numq(m) and m.aggregate != "gmean" for m in measures]
 
     def per_query(self, run_queries_only=False):
         """(query, label, value, kind) in trec_eval's order: query by query; with
@@ -537,6 +640,11 @@ class _Result:
             if kind == "sum":
                 out.append((label, float(np.nansum(c)), "sum"))
                 continue
+            if kind == "gmean":
+                from .runs import geometric_mean
+
+                out.append((label, geometric_mean(c[~np.isnan(c)]), "mean"))
+                continue
             if used[j] != n_q:
                 out.append((f"num_q({label})", used[j], "sum"))
             out.append((label, float(np.nanmean(c)) if used[j] else math.nan, "mean"))
@@ -573,7 +681,7 @@ def _trec_lines(results, args):
         if several:  # one block per run
             yield _runid_line(r.name)
         if args.per_query:
-            for q, label, value, kind in r.per_query(run_queries_only=True):
+            for q, label, value, kind in r.per_query(run_queries_only=args.skip_missing_lines):
                 yield f"{label:<22}\t{q}\t{_number(value, kind, args.digits)}\n"
         if args.no_summary:
             continue
@@ -628,10 +736,20 @@ def _table_text(results, args) -> str:
             frame.columns = [r.labels[j] for j in averaged]
             systems[r.name] = frame
         labels = [first.labels[j] for j in averaged]
-        table = compare(systems, labels)
+        options = {"test": args.test or "t", "correction": args.correction or "holm",
+                   "baseline": args.baseline}  # fmt: skip
+        if args.alpha is not None and not args.subtopics:
+            options["alpha"] = args.alpha
+        table = compare(systems, labels, **options)
         lower = [first.labels[j] for j in averaged if first.measures[j].lower_is_better]
         digits = min(args.digits, 15)  # report's limit
-        return report(table, args.format, digits=digits, lower_is_better=lower) + "\n"
+        text = report(table, args.format, digits=digits, lower_is_better=lower) + "\n"
+        dropped = [first.labels[j] for j, m in enumerate(first.measures) if j not in averaged]
+        if dropped:  # counts (sums) and geometric means are no means that a t-test compares
+            note = (f"Not in the table: {', '.join(dropped)} (sums and geometric means over "
+                    "queries, which the paired tests do not compare); --format tsv gives them.")
+            text += f"\n{note}\n" if args.format == "markdown" else f"% {note}\n"
+        return text
     note = ""
     if len(results) > 1 and not same_queries:
         note = (
@@ -691,6 +809,7 @@ def _run(argv) -> int:
         else:
             items = args.measures or ["official"]
             measures, labels, trec_mode, runid = _parse_items(items)
+            measures = [_with_rounding(m, args.rounding) for m in measures]
         if not measures and not (runid and args.format == "trec_eval"):
             raise ValueError("no measure to compute: give -m with at least one measure")
         qrels_path, run_paths = args.files[0], args.files[1:]

@@ -27,6 +27,7 @@ import numpy as np
 from ._partition import (
     COLUMNS,
     check_columns,
+    check_id_types,
     check_partitions,
     evaluate_partition,
     result_columns,
@@ -181,9 +182,15 @@ def evaluate(qrels, run, measures, *, npartitions=None, **conventions):
     dd = _require()
     import pandas as pd
 
+    if "columns" in conventions:  # evaluate's columns= renames frames; here, rename them
+        raise TypeError(
+            "columns= is not taken here: give the frames the columns query_id, doc_id and "
+            "relevance (qrels) or score (run), e.g. with .rename(columns={...})"
+        )
     labels = result_columns(measures)
     q = _frame(qrels, "qrels")
     r = _frame(run, "run")
+    check_id_types(q.dtypes, r.dtypes)
     q = q.assign(relevance=q["relevance"].astype("float64"), score=np.float64(np.nan))
     r = r.assign(score=r["score"].astype("float64"), relevance=np.float64(np.nan))
     columns = list(COLUMNS)
@@ -226,15 +233,23 @@ def means(per_query):
     pandas.Series
         One value per measure column.
     """
+    from .measures import GM_FLOOR, parse_measure
+
     frame = per_query.drop(columns="query_id")
+    kinds = {label: getattr(parse_measure(label), "aggregate", "mean") for label in frame.columns}
+    geometric = [label for label, kind in kinds.items() if kind == "gmean"]
+    if geometric:  # trec_eval's geometric mean: the mean of the floored logs, exponentiated
+        frame = frame.assign(**{
+            label: np.log(frame[label].clip(lower=GM_FLOOR)) for label in geometric
+        })  # fmt: skip
     if hasattr(frame, "compute"):
         sums, counts = frame.sum().compute(), frame.count().compute()
     else:
         sums, counts = frame.sum(), frame.count()
-    from .measures import parse_measure
-
     out = sums / counts
     for label in out.index:
-        if getattr(parse_measure(label), "aggregate", "mean") == "sum":
+        if kinds[label] == "sum":
             out[label] = sums[label]
+        elif kinds[label] == "gmean":
+            out[label] = np.exp(out[label])
     return out

@@ -400,6 +400,11 @@ def ndcg(
 
     Notes
     -----
+    Grades must be >= 0 here (a negative grade is a ValueError), while
+    :func:`rankeval.evaluate` reads a negative qrels grade (TREC's -1 or -2)
+    as judged and not relevant, with gain 0, as trec_eval does:
+    ``ndcg(np.maximum(grades, 0), k)`` gives the value ``evaluate`` gives.
+
     .. math::
         \text{nDCG@}k = \frac{\text{DCG@}k}{\text{IDCG@}k}, \qquad
         \text{IDCG@}k = \sum_{i=1}^{\min(k, m)} \frac{\text{gain}(g^*_i)}{d(i)}

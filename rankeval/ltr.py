@@ -48,7 +48,6 @@ from .measures import (
     Measure,
     check_tie_averaging,
     parse_measure,
-    parse_measures,
     score_ranked,
 )
 from .ranking import RankedRun
@@ -112,6 +111,14 @@ def _from_sizes(sizes, n: int):
 
 def _from_ids(ids, n: int):
     """A query id per row -> row codes (ids sorted as evaluate sorts them), ids."""
+    if not isinstance(ids, np.ndarray) or ids.dtype.kind == "O":
+        # np.asarray([1, "1"]) would make both strings: refuse ids of two types first
+        from ._tables import id_kind, mixed_id_types
+
+        values = ids.tolist() if hasattr(ids, "tolist") else list(ids)
+        kinds = dict.fromkeys(k for k in map(id_kind, values) if k)
+        if len(kinds) > 1:
+            raise mixed_id_types("query_id", *kinds)
     arr = np.asarray(ids)
     if arr.ndim != 1:
         raise ValueError(f"query ids must be 1-D (one per row), got shape {arr.shape}")
@@ -182,7 +189,7 @@ def _groups(group, n: int, group_kind: str):
                 "row, and group sizes must be integers adding up to the number of rows"
             )
     if group_kind == "ids":
-        return _from_ids(arr, n), "query_id"
+        return _from_ids(group, n), "query_id"
     return _from_sizes(arr, n), "group"
 
 
@@ -224,8 +231,11 @@ def _rank_contiguous(codes, scores, n_groups):
 
 def _measures(measures, gain, labels):
     """Parse measures; give nDCG and DCG the convention's gain unless they name one."""
+    from .runs import _requested
+
     items = [measures] if isinstance(measures, (str, Measure)) else list(measures)
-    parsed = parse_measures(items)
+    requested = _requested(items)  # one column per name asked for, as evaluate
+    parsed = list(dict.fromkeys(m for _, m in requested))
     extra = {}
     if isinstance(gain, str):
         if gain not in ("linear", "exponential"):
@@ -250,17 +260,15 @@ def _measures(measures, gain, labels):
         extra = {"gains": check({i: g for i, g in enumerate(table.tolist())}, "label_gain")}
         if not extra["gains"]:
             extra = {}
-    out = []
+    mapped = {}
     for m in parsed:
         own = {"gain", "gains"} & set(m.param)
         if m.name in _GAIN_MEASURES and extra and not own:
-            m = Measure(m.name, m.cutoff, tuple(sorted({**m.param, **extra}.items())))
-        out.append(m)
-    first = {}  # each measure labelled as the caller spelled it first (as evaluate does)
-    for item in items:
-        first.setdefault(parse_measure(item), item if isinstance(item, str) else str(item))
-    labels_out = [first[m].strip() for m in parsed]
-    return out, labels_out
+            mapped[m] = Measure(m.name, m.cutoff, tuple(sorted({**m.param, **extra}.items())))
+        else:
+            mapped[m] = m
+    out = list(dict.fromkeys(mapped.values()))
+    return out, [(label, mapped[m]) for label, m in requested]
 
 
 def _weights(weights, row_weights, codes, ids, n):
@@ -351,10 +359,11 @@ def evaluate_groups(
         is scikit-learn's ``ndcg_score`` with ``ignore_ties=False``.
     no_relevant : float or None, default: the convention's
         Value of every measure that lies in [0, 1] (not DCG, Hits, the counts
-        and the ranks MR, FRP) for a query with no label ``>= threshold``: 1 in LightGBM and XGBoost,
-        the measure's own value (0 for nDCG) with None, as trec_eval and
-        scikit-learn. With whole-number labels and ``threshold=1`` these are
-        exactly the queries whose ideal DCG is 0.
+        and the ranks MR, FRP) for a query whose labels are all 0 (its ideal
+        DCG is 0): 1 in LightGBM and XGBoost, the measure's own value (0 for
+        nDCG) with None, as trec_eval and scikit-learn. As in LightGBM, the
+        rule does not depend on ``threshold``: a query whose best label is 1
+        is scored, not set to ``no_relevant``, when ``threshold=2``.
     gain : {"linear", "exponential"} or sequence of float, default: the convention's
         Gain of nDCG and DCG measures that do not name their own
         (``"nDCG(gain='linear')@10"`` keeps its gain): the label itself
@@ -367,8 +376,8 @@ def evaluate_groups(
         DCG only). trec_eval's order of ties (by document id) needs ids: use
         :func:`rankeval.evaluate` for it.
     threshold : float, default=1
-        A label ``>= threshold`` is relevant for binary measures and for
-        ``no_relevant``.
+        A label ``>= threshold`` is relevant for binary measures
+        (``no_relevant`` does not depend on it).
     weights : array-like, dict or pandas.Series, optional
         One weight per query (XGBoost's group weights), in the order of the
         result's index, or keyed by query id. Kept in the result's
@@ -516,7 +525,9 @@ def evaluate_groups(
     )
     values = score_ranked(parsed, ranked, t, _CELL_BUDGET)
     if no_relevant is not None:
-        empty = ranked.n_relevant(t) == 0
+        # LightGBM's and XGBoost's rule: a query whose ideal DCG is 0 (every label 0),
+        # whatever the threshold of the binary measures
+        empty = ranked.max_judged_grade() <= 0
         if empty.any():
             for m in parsed:
                 if m.aggregate == "mean" and not m.lower_is_better and m.name not in _RAW:
@@ -524,7 +535,7 @@ def evaluate_groups(
 
     import pandas as pd
 
-    frame = pd.DataFrame({name: values[m] for name, m in zip(names, parsed, strict=True)})
+    frame = pd.DataFrame({name: values[m] for name, m in names})
     frame.index = pd.Index(
         ids, name=index_name, dtype=ids.dtype if ids.dtype.kind == "i" else object
     )
@@ -567,7 +578,12 @@ def weighted_mean(frame, weights=None):
     LightGBM's ``ndcg`` divides :math:`\sum_q w_q \, \mathrm{nDCG}(q)` by
     :math:`\sum_q w_q`, with :math:`w_q` the mean weight of the query's rows;
     XGBoost does the same with one weight per group. Without weights both are
-    the plain mean over queries. A NaN is refused rather than skipped: a mean
+    the plain mean over queries. With weights, both libraries add the value
+    of a query without a relevant row (1, or 0 for XGBoost's ``ndcg-``) to
+    the sum *unweighted*, while its :math:`w_q` still counts in the divisor;
+    this function weights it like any other value, so the two agree only when
+    such queries have weight 1 or there are none (``tests/test_ltr.py`` trains
+    both libraries and checks either formula). A NaN is refused rather than skipped: a mean
     over fewer queries would be a silent change of the denominator.
 
     Chapter: :doc:`/chapters/21_recommenders_and_ltr`.
@@ -609,5 +625,10 @@ def weighted_mean(frame, weights=None):
             kind = parse_measure(str(label)).aggregate
         except ValueError:
             kind = "mean"
-        out[label] = column.sum() if kind == "sum" else float(w @ column / w.sum())
+        if kind == "gmean":
+            from .runs import geometric_mean
+
+            out[label] = geometric_mean(column, w)
+        else:
+            out[label] = column.sum() if kind == "sum" else float(w @ column / w.sum())
     return pd.Series(out, dtype=np.float64)

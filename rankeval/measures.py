@@ -23,6 +23,19 @@ both default to ``max_grade=4``, the 0-4 scale of the TREC Web tracks that
 gdeval (the official ERR script) fixes; a grade above it is an error, never a
 silent rescaling. So a query's value depends on that query alone.
 
+trec_eval 10's measures of ``all_trec`` are computed, except ``relstring``,
+which :func:`rankeval.parse_trec_eval` leaves out of the sets: a string of each
+query's top grades, not a number that a table column or a mean could hold.
+``G``, ``Rndcg`` and ``ndcg_rel`` (experimental in trec_eval) take no gain map
+(trec_eval's ``G.1=3``, gain = grade here); the preference
+measures (``-R prefs``), the multiple-judge measures (``-R qrels_jg``) and
+z-scores (``-Z``) need inputs that rankeval does not read.
+``tests/test_trec_eval_quicktest.py`` lists the lines of trec_eval's own
+tests that these leave unmatched. ``utility`` takes trec_eval's default
+collection size, 0 (its ``-N`` is not offered), and ``unj`` counts as
+unjudged only documents absent from the qrels, where trec_eval also counts
+those judged -1 or -2.
+
 Chapter: :doc:`/chapters/14_evaluating_a_run`.
 """
 
@@ -98,6 +111,22 @@ class Param:
             return value
         if self.kind == "gains":
             return _check_gains(value, text)
+        if self.kind == "coefficients":
+            items = tuple(value) if isinstance(value, (tuple, list)) else (value,)
+            if len(items) != 4 or not all(
+                isinstance(x, numbers.Real) and not isinstance(x, bool) and math.isfinite(x)
+                for x in items
+            ):
+                raise bad("4 finite numbers a, b, c, d")
+            return tuple(_num(x) for x in items)
+        if self.kind == "levels":
+            items = value if isinstance(value, (tuple, list)) else (value,)
+            if not items or not all(
+                isinstance(x, numbers.Real) and not isinstance(x, bool) and 0 <= x <= 1
+                for x in items
+            ):
+                raise bad("recall levels in [0, 1]")
+            return tuple(float(x) for x in items)
         raise AssertionError(self.kind)  # pragma: no cover
 
 
@@ -155,11 +184,13 @@ class Declaration:
         trec_eval's name without a cut-off (``"map"``), if it has the measure.
     trec_eval_cut : str or None
         trec_eval's name of the cut-off family (``"map_cut"``, ``"P"``).
-    cutoff : {"optional", "required", "none", "recall"}
-        What may follow ``@``: a rank cut-off k, or (``"recall"``) a recall
-        level in [0, 1].
-    aggregate : {"mean", "sum"}
-        How per-query values combine over queries (trec_eval sums the counts).
+    cutoff : {"optional", "required", "none", "recall", "multiple"}
+        What may follow ``@``: a rank cut-off k, (``"recall"``) a recall
+        level in [0, 1], or (``"multiple"``) a multiple of R, a number >= 0.
+    aggregate : {"mean", "sum", "gmean"}
+        How per-query values combine over queries (trec_eval sums the counts;
+        ``"gmean"``: trec_eval's geometric mean, each value floored at
+        :data:`GM_FLOOR`, of gm_map and gm_bpref).
     lower_is_better : bool
     binary : bool
         Uses the relevance threshold (``rel`` parameter / ``threshold``).
@@ -417,10 +448,14 @@ def _score_iprec(ranked, k, rel, rounding="nearest"):
     return _interpolated_precision(g, n, ranked.n_relevant(rel), [k], rel, rounding)[:, 0]
 
 
-def _score_11pt(ranked, k, rel, rounding="nearest"):
-    from .interpolated_precision import _eleven_point_average
+def _score_11pt(ranked, k, rel, rounding="nearest", levels=()):
+    from .interpolated_precision import _eleven_point_average, _interpolated_precision
 
     g, n = _judged_batch(ranked)
+    if levels:  # trec_eval's 11pt_avg with its own levels: the mean of iprec at them
+        values = _interpolated_precision(g, n, ranked.n_relevant(rel), list(levels), rel,
+                                         rounding)  # fmt: skip
+        return values.mean(axis=1)
     return _eleven_point_average(g, n, ranked.n_relevant(rel), rel, rounding)
 
 
@@ -470,6 +505,142 @@ def _score_trec_rbp_resid(ranked, k, p=0.9):
     return _trec_rbp_residual(g, n, k, p)
 
 
+def _counts(ranked, k, rel):
+    """(retrieved, relevant retrieved, relevant) per query, of the top k."""
+    top = ranked.padded(k)
+    n_ret = ranked.lengths if k is None else np.minimum(ranked.lengths, k)
+    return n_ret, (top >= rel).sum(axis=1), ranked.n_relevant(rel)
+
+
+def _score_set_map(ranked, k, rel):
+    n_ret, hits, n_rel = _counts(ranked, k, rel)
+    ok = (n_ret > 0) & (n_rel > 0)
+    return np.where(ok, hits.astype(np.float64) ** 2 / np.maximum(n_ret * n_rel, 1), 0.0)
+
+
+def _score_set_relative_p(ranked, k, rel):
+    n_ret, hits, n_rel = _counts(ranked, k, rel)
+    ok = (n_ret > 0) & (n_rel > 0)
+    return np.where(ok, hits / np.maximum(np.minimum(n_ret, n_rel), 1), 0.0)
+
+
+def _score_relative_p(ranked, k, rel):
+    _, hits, n_rel = _counts(ranked, k, rel)
+    if k is None:
+        return _score_set_relative_p(ranked, k, rel)
+    return np.where(n_rel > 0, hits / np.maximum(np.minimum(k, n_rel), 1), 0.0)
+
+
+def _score_bin_g(ranked, k, rel):
+    relevant = _rel(ranked, k, rel)
+    nonrel_before = np.cumsum(~relevant, axis=1) - ~relevant  # non-relevant above each rank
+    inside = np.arange(relevant.shape[1]) < ranked.lengths[:, None]
+    terms = np.where(relevant & inside, 1.0 / np.log2(2.0 + nonrel_before), 0.0)
+    n_rel = ranked.n_relevant(rel)
+    return np.where(n_rel > 0, terms.sum(axis=1) / np.maximum(n_rel, 1), 0.0)
+
+
+def _score_num_nonrel_judged_ret(ranked, k, rel):
+    g, n = _judged_batch(ranked, k)
+    inside = np.arange(g.shape[1]) < n[:, None]
+    with np.errstate(invalid="ignore"):
+        judged_nonrel = inside & ~np.isnan(g) & (g >= 0) & (g < rel)
+    return judged_nonrel.sum(axis=1).astype(np.int64)
+
+
+def _score_rprec_mult(ranked, k, rel):
+    """trec_eval's Rprec_mult: precision at rank int(k R + 0.9), 0 where that is 0."""
+    n_rel = ranked.n_relevant(rel)
+    cut = (k * n_rel + 0.9).astype(np.int64)
+    relevant = ranked.padded() >= rel
+    hits = np.zeros(len(ranked))
+    if relevant.shape[1]:
+        seen = np.cumsum(relevant, axis=1)
+        at = np.minimum(cut, relevant.shape[1]) - 1
+        hits = np.where(at >= 0, seen[np.arange(len(ranked)), np.maximum(at, 0)], 0)
+    return np.where(cut > 0, hits / np.maximum(cut, 1), 0.0)
+
+
+def _score_unj(ranked, k):
+    """trec_eval's unj: unjudged documents in the top k, divided by k."""
+    g, n = _judged_batch(ranked, k)
+    inside = np.arange(g.shape[1]) < n[:, None]
+    return (inside & np.isnan(g)).sum(axis=1) / k
+
+
+def _score_utility(ranked, k, rel, coefficients=(1, -1, 0, 0)):
+    """trec_eval's utility: a rel_ret + b nonrel_ret + c rel_not_ret + d nonrel_not_ret,
+    with trec_eval's collection size 0 (it has no -N here)."""
+    a, b, c, d = coefficients
+    n_ret, hits, n_rel = _counts(ranked, k, rel)
+    return a * hits + b * (n_ret - hits) + c * (n_rel - hits) + d * (hits - n_ret - n_rel)
+
+
+def _score_g(ranked, k):
+    """trec_eval's G (gains = grades): sum over ranks of gain / log2(2 + cost - gained),
+    where cost adds max(ideal gain, 1) per rank, divided by the ideal gains' sum."""
+    gains = np.maximum(ranked.padded(k), 0.0)
+    ideal = ranked.ideal_grades()
+    width = max(gains.shape[1], ideal.shape[1])
+    gains = np.pad(gains, ((0, 0), (0, width - gains.shape[1])))
+    best = np.pad(ideal, ((0, 0), (0, width - ideal.shape[1])))
+    n_ret = ranked.lengths if k is None else np.minimum(ranked.lengths, k)
+    inside = np.arange(width) < n_ret[:, None]
+    gained = np.cumsum(gains, axis=1)
+    cost = np.cumsum(np.maximum(best, 1.0), axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(inside & (gains != 0), gains / np.log2(2.0 + cost - gained), 0.0)
+    total = ideal.sum(axis=1)
+    return np.where(total > 0, terms.sum(axis=1) / np.where(total > 0, total, 1.0), 0.0)
+
+
+def _dcg_tables(ranked):
+    """(gains, ideal gains, cumulative DCG, cumulative ideal DCG, retrieved) on a common
+    width with two zero columns to spare: trec_eval's ndcg_rel and Rndcg walk both."""
+    gains = np.maximum(ranked.padded(), 0.0)
+    ideal = ranked.ideal_grades()
+    width = max(gains.shape[1], ideal.shape[1]) + 2
+    gains = np.pad(gains, ((0, 0), (0, width - gains.shape[1])))
+    ideal = np.pad(ideal, ((0, 0), (0, width - ideal.shape[1])))
+    discount = 1.0 / np.log2(np.arange(width) + 2.0)
+    return gains, ideal, np.cumsum(gains * discount, axis=1), np.cumsum(ideal * discount, axis=1)
+
+
+def _score_ndcg_rel(ranked, k):
+    """trec_eval's ndcg_rel: nDCG averaged over the relevant documents (gain > 0), a
+    document not retrieved counting the nDCG at the end of the ranking."""
+    gains, ideal, dcg, idcg = _dcg_tables(ranked)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        at_rel = np.where(gains > 0, dcg / idcg, 0.0)
+        n_rel = (ideal > 0).sum(axis=1)
+        found = (gains > 0).sum(axis=1)
+        total = at_rel.sum(axis=1) + (n_rel - found) * np.where(
+            idcg[:, -1] > 0, dcg[:, -1] / idcg[:, -1], 0.0
+        )
+    return np.where(total > 0, total / np.maximum(n_rel, 1), 0.0)
+
+
+def _score_rndcg(ranked, k, rel):
+    """trec_eval's Rndcg: nDCG averaged at the ranks where the ideal gain changes (and
+    at the end of a ranking longer than the relevant ones plus one)."""
+    gains, ideal, dcg, idcg = _dcg_tables(ranked)
+    before = np.pad(dcg, ((0, 0), (1, 0)))[:, :-1]  # DCG of the ranks above i
+    ideal_before = np.pad(idcg, ((0, 0), (1, 0)))[:, :-1]
+    n_pos = (ideal > 0).sum(axis=1)
+    column = np.arange(gains.shape[1])
+    change = np.zeros_like(gains, dtype=bool)
+    change[:, 1:] = ideal[:, 1:] != ideal[:, :-1]
+    change &= (column >= 1) & (column <= n_pos[:, None]) & (ideal_before > 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        total = np.where(change, before / ideal_before, 0.0).sum(axis=1)
+        count = change.sum(axis=1)
+        end = ranked.lengths > n_pos + 1
+        total += np.where(end & (idcg[:, -1] > 0), dcg[:, -1] / idcg[:, -1], 0.0)
+        count += end & (idcg[:, -1] > 0)
+        value = total / count
+    return np.where((ranked.n_relevant(rel) > 0) & (count > 0), value, 0.0)
+
+
 def _score_num_q(ranked, k):
     return np.ones(len(ranked), dtype=np.int64)
 
@@ -508,7 +679,14 @@ _ROUNDING = Param(
     "count (trec_eval 10) or as trec_eval 9 and pytrec_eval do ('trec_eval9')",
     ("nearest", "trec_eval9"),
 )
+_LEVELS = Param(
+    "levels", "levels", (), "recall levels averaged instead of 0, 0.1, ..., 1 "
+    "(trec_eval's 11pt_avg.L1,L2,...)",
+)
 _MAX_GRADE4 = Param("max_grade", "positive", 4, "top of the grade scale (default 4, gdeval's)")
+
+
+GM_FLOOR = 1e-5  # trec_eval's MIN_GEO_MEAN: a 0 would make the geometric mean 0
 
 
 def _d(name, summary, score, function="", **kw):
@@ -525,7 +703,8 @@ DECLARATIONS = {
            "recall_at_k", params=(_REL,), aliases=("Recall",), trec_eval_cut="recall",
            binary=True),
         _d("Success", "1 if the top k hold a relevant document, else 0", _score_success,
-           "hit_at_k", params=(_REL,), aliases=("Hit",), trec_eval_cut="success", binary=True),
+           "hit_at_k", params=(_REL,), aliases=("Hit", "HitRate", "HR"),
+           trec_eval_cut="success", binary=True),
         _d("Hits", "number of relevant documents in the top k", _score_hits, "hits_at_k",
            params=(_REL,), binary=True),
         _d("AP", "average precision (mean: MAP), over all relevant documents", _score_ap,
@@ -545,6 +724,12 @@ DECLARATIONS = {
            "rbp", params=(Param("p", "probability", 0.8, "persistence", shown=True), _REL,
                           Param("max_grade", "positive", None, "graded gains grade/max_grade")),
            binary=True),
+        _d("GMAP", "AP, averaged over queries by a geometric mean (values floored at 1e-5)",
+           _score_ap, "average_precision", params=(_REL,), aliases=("gm_map",),
+           trec_eval="gm_map", cutoff="none", aggregate="gmean", binary=True),
+        _d("GMBpref", "Bpref, averaged over queries by a geometric mean (floored at 1e-5)",
+           _score_bpref, "bpref", params=(_REL,), aliases=("gm_bpref",),
+           trec_eval="gm_bpref", cutoff="none", aggregate="gmean", binary=True),
         _d("AR", "average recall (mean: MAR)", _score_ar, "average_recall", params=(_REL,),
            aliases=("MAR",), binary=True),
         _d("GAP", "graded average precision", _score_gap, "graded_average_precision",
@@ -563,7 +748,8 @@ DECLARATIONS = {
            "interpolated_precision", params=(_REL, _ROUNDING), trec_eval_cut="iprec_at_recall",
            cutoff="recall", binary=True),
         _d("11pt_avg", "interpolated precision averaged over recall 0, 0.1, ..., 1",
-           _score_11pt, "eleven_point_average", params=(_REL, _ROUNDING), trec_eval="11pt_avg",
+           _score_11pt, "eleven_point_average", params=(_REL, _ROUNDING, _LEVELS),
+           trec_eval="11pt_avg",
            cutoff="none", binary=True),
         _d("infAP", "inferred AP (Yilmaz and Aslam 2006); AP when judgments are complete",
            _score_infap, "inferred_average_precision", params=(_REL,), trec_eval="infAP",
@@ -583,6 +769,37 @@ DECLARATIONS = {
         _d("trec_rbp_resid", "trec_eval 10's rbp_resid: rbp's residual", _score_trec_rbp_resid,
            "trec_rbp", params=(Param("p", "probability", 0.9, "persistence"),),
            trec_eval="rbp_resid"),
+        _d("SetMAP", "set map: relevant retrieved squared / (retrieved x relevant)",
+           _score_set_map, params=(_REL,), aliases=("set_map",), trec_eval="set_map",
+           cutoff="none", binary=True),
+        _d("SetRelP", "relevant retrieved / min(retrieved, relevant)", _score_set_relative_p,
+           params=(_REL,), aliases=("set_relative_P",), trec_eval="set_relative_P",
+           cutoff="none", binary=True),
+        _d("RelP", "relative precision: relevant in the top k / min(k, relevant)",
+           _score_relative_p, params=(_REL,), aliases=("relative_P",),
+           trec_eval_cut="relative_P", cutoff="required", binary=True),
+        _d("binG", "trec_eval's binary G: mean over relevant documents of "
+           "1 / log2(2 + non-relevant above it)", _score_bin_g, params=(_REL,),
+           trec_eval="binG", cutoff="none", binary=True),
+        _d("NumNonRelJudgedRet", "judged non-relevant retrieved documents (summed)",
+           _score_num_nonrel_judged_ret, params=(_REL,), aliases=("num_nonrel_judged_ret",),
+           trec_eval="num_nonrel_judged_ret", cutoff="none", aggregate="sum", binary=True,
+           integer=True),
+        _d("RprecMult", "precision at rank int(k R + 0.9), R the relevant count (Rprec@1)",
+           _score_rprec_mult, params=(_REL,), aliases=("Rprec_mult",),
+           trec_eval_cut="Rprec_mult", cutoff="multiple", binary=True),
+        _d("Unj", "share of the top k that is unjudged (k divides)", _score_unj,
+           aliases=("unj",), trec_eval_cut="unj", cutoff="required"),
+        _d("Utility", "a rel_ret + b nonrel_ret + c rel_missed + d (-ret - rel + rel_ret)",
+           _score_utility, params=(_REL, Param(
+               "coefficients", "coefficients", (1, -1, 0, 0), "a, b, c, d")),
+           aliases=("utility",), trec_eval="utility", cutoff="none", binary=True),
+        _d("G", "trec_eval's G (gains = grades), an experimental measure between MAP "
+           "and nDCG", _score_g, trec_eval="G", cutoff="none"),
+        _d("ndcg_rel", "trec_eval's ndcg_rel: nDCG averaged over the relevant documents",
+           _score_ndcg_rel, trec_eval="ndcg_rel", cutoff="none"),
+        _d("Rndcg", "trec_eval's Rndcg: nDCG averaged where the ideal gain changes",
+           _score_rndcg, params=(_REL,), trec_eval="Rndcg", cutoff="none", binary=True),
         _d("NumQ", "1 per evaluated query (summed: the number of queries)", _score_num_q,
            trec_eval="num_q", cutoff="none", aggregate="sum", integer=True),
         _d("NumRet", "retrieved documents (summed over queries)", _score_num_ret,
@@ -630,9 +847,8 @@ _TREC_CUT = {d.trec_eval_cut: d.name for d in DECLARATIONS.values() if d.trec_ev
 _NOT_HERE = {
     "NERR8", "NERR9", "NERR10", "NERR11", "INST", "INSQ", "SDCG", "Compat",
     "P_rel", "StRecall", "AP_IA", "nNRBP", "NRBP", "Accuracy",
-    "Rprec_mult", "gm_map", "gm_bpref", "utility", "relstring", "SetAP", "set_map",
-    "relative_P", "set_relative_P", "ndcg_rel", "Rndcg", "binG", "G", "ideal_dcg",
-    "num_nonrel_judged_ret", "runid", "yaap",
+    "relstring", "SetAP",
+    "ideal_dcg", "runid", "yaap",
 }  # fmt: skip
 
 
@@ -717,7 +933,8 @@ class Measure:
 
     @property
     def aggregate(self) -> str:
-        """``"mean"``, or ``"sum"`` for the counts (NumQ, NumRet, NumRel, NumRelRet)."""
+        """``"mean"``, ``"sum"`` for the counts (NumQ, NumRet, NumRel, NumRelRet), or
+        ``"gmean"`` for the geometric means GMAP and GMBpref."""
         return self.declaration.aggregate
 
     @property
@@ -729,8 +946,10 @@ class Measure:
 def _show(value) -> str:
     if isinstance(value, str):
         return repr(value)
-    if isinstance(value, tuple):  # gains
+    if isinstance(value, tuple) and all(isinstance(x, tuple) for x in value):  # gains
         return "{" + ",".join(f"{_show(g)}:{_show(v)}" for g, v in value) + "}"
+    if isinstance(value, tuple):  # recall levels
+        return "{" + ",".join(_show(x) for x in value) + "}"
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value)
@@ -742,7 +961,10 @@ def _value(text: str):
         return text[1:-1]
     if text.startswith("{") and text.endswith("}"):
         pairs = []
-        for item in filter(None, (x.strip() for x in text[1:-1].split(","))):
+        items = [x.strip() for x in text[1:-1].split(",") if x.strip()]
+        if items and not any(":" in x for x in items):  # {0.25,0.5}: a list of numbers
+            return tuple(_value(x) for x in items)
+        for item in items:
             g, colon, v = item.partition(":")
             if not colon:
                 raise ValueError(f"gains must be written {{grade:gain,...}}, got {text!r}")
@@ -782,15 +1004,26 @@ _SYNTAX = re.compile(
 _TREC_UNDERSCORE = re.compile(r"^\s*(?P<base>[A-Za-z0-9_]+?)_(?P<cut>\d+(?:\.\d+)?)\s*$")
 
 
+def _canonical(name: str) -> str:
+    """The declaration a known name (canonical, alias or trec_eval's) stands for."""
+    if name in DECLARATIONS:
+        return name
+    return _ALIASES.get(name) or _TREC_PLAIN.get(name) or name
+
+
 def _unknown(text, name):
     hint = ""
     if name in _NOT_HERE:
         hint = " (an ir_measures/trec_eval measure that rankeval does not compute)"
     else:
         names = list(DECLARATIONS) + list(_ALIASES) + list(_TREC_PLAIN)
-        close = difflib.get_close_matches(name, names, n=3)
         lower = [k for k in names if k.lower() == name.lower()]
+        # a short name is too close to too many others (HR and R): only its case is mended
+        close = [] if len(name) <= 3 else difflib.get_close_matches(name, names, n=5, cutoff=0.75)
         close = list(dict.fromkeys(lower + close))
+        if close:  # every suggestion names the measure of the best one, never another
+            measure = _canonical(close[0])
+            close = [c for c in close if _canonical(c) == measure][:3]
         if close:
             hint = f" (did you mean {' or '.join(map(repr, close))}?)"
     return ValueError(f"unknown measure {text!r}{hint}; known measures: {_known()}")
@@ -809,7 +1042,18 @@ def _cutoff(decl, text, value):
                 f"measure {text!r}: the recall level after '@' must lie in [0, 1], got {value!r}"
             )
         return _num(level)
-    if not value.isdigit() or int(value) <= 0:
+    if decl.cutoff == "multiple":  # Rprec_mult: a multiple of R, a number >= 0
+        try:
+            times = float(value)
+        except ValueError:
+            times = -1.0
+        if not (math.isfinite(times) and times >= 0):
+            raise ValueError(
+                f"measure {text!r}: the multiple of R after '@' must be a number >= 0, "
+                f"got {value!r}"
+            )
+        return _num(times)
+    if not (value.isascii() and value.isdigit()) or int(value) <= 0:
         raise ValueError(
             f"measure {text!r}: the cut-off after '@' must be a positive integer, got {value!r}"
         )
@@ -837,6 +1081,10 @@ def _make(decl, cutoff, given: dict, text) -> Measure:
         raise ValueError(f"measure {text!r}: give either gain= or gains=, not both")
     if decl.cutoff == "required" and cutoff is None:
         raise ValueError(f"measure {text!r}: {decl.name} needs a cut-off, e.g. {decl.name}@10")
+    if decl.cutoff == "multiple" and cutoff is None:
+        raise ValueError(
+            f"measure {text!r}: {decl.name} needs a multiple of R, e.g. {decl.name}@0.5"
+        )
     if decl.cutoff == "recall" and cutoff is None:
         raise ValueError(
             f"measure {text!r}: {decl.name} needs a recall level, e.g. {decl.name}@0.1"
@@ -1030,20 +1278,23 @@ def score_ranked(measures, ranked, threshold: float, max_cells: int) -> dict:
 
 _CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 _TREC_DEFAULTS = {  # trec_eval's default parameters of its cut-off families
-    "P": _CUTS, "recall": _CUTS, "map_cut": _CUTS, "ndcg_cut": _CUTS,
+    "P": _CUTS, "recall": _CUTS, "map_cut": _CUTS, "ndcg_cut": _CUTS, "relative_P": _CUTS,
     "success": (1, 5, 10),
+    "unj": (5, 10, 20),
+    "Rprec_mult": (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0),
     "iprec_at_recall": (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0),
 }  # fmt: skip
-# trec_eval's measure sets (measures.c); names rankeval does not compute are left out
+# trec_eval's measure sets (measures.c of trec_eval 10: off_names, trec_names, set_names);
+# names rankeval does not compute are left out of the expansion
 _TREC_SETS = {
     "official": ("num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
                  "bpref", "recip_rank", "iprec_at_recall", "P"),
     "all_trec": ("num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
                  "bpref", "recip_rank", "iprec_at_recall", "P", "relstring", "recall",
-                 "infAP", "gm_bpref", "utility", "11pt_avg", "ideal_dcg", "dcg", "ndcg",
-                 "relative_P", "Rprec_mult", "success", "map_cut", "ndcg_cut", "ndcg_rel",
-                 "Rndcg", "binG", "G", "set_P", "set_recall", "set_relative_P", "set_map",
-                 "set_F", "num_nonrel_judged_ret"),
+                 "unj", "rbp", "rbp_resid", "infAP", "gm_bpref", "utility", "11pt_avg",
+                 "ndcg", "relative_P", "Rprec_mult", "success", "map_cut", "ndcg_cut",
+                 "ndcg_rel", "Rndcg", "binG", "G", "set_P", "set_recall", "set_relative_P",
+                 "set_map", "set_F", "num_nonrel_judged_ret"),
     "set": ("num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall",
             "set_relative_P", "set_map", "set_F"),
 }  # fmt: skip
@@ -1059,7 +1310,9 @@ def parse_trec_eval(name) -> list:
         ``ndcg_cut``), with its parameters after a dot (``P.5,10``,
         ``ndcg_cut.10``, ``recall.100``, ``iprec_at_recall.0.10,0.50``,
         ``set_F.0.5`` for beta, ``ndcg.0=0,1=1,2=3`` for a gain map,
-        ``rbp.0.8`` for p), or a set: ``official`` (the measures trec_eval
+        ``rbp.p=0.8`` for p, ``11pt_avg..25,.5,.75`` for recall levels; a cut-off
+        is read as trec_eval reads it, by its leading integer: ``ndcg_cut.23.4`` is
+        ``nDCG@23``), or a set: ``official`` (the measures trec_eval
         prints by default), ``all_trec``, ``set``. Underscored names
         (``P_10``) work too.
 
@@ -1068,7 +1321,7 @@ def parse_trec_eval(name) -> list:
     list of Measure
         A family without parameters expands to trec_eval's default cut-offs
         (``P`` -> P@5, ..., P@1000). Members of a set that rankeval does not
-        compute (``runid``, ``gm_map``, ``relstring``, ``utility``,
+        compute (``runid``, ``relstring``, ``unj``, ``utility``, ``G``, ``Rndcg``, ``ndcg_rel``,
         ``Rprec_mult`` and the like) are left out of the expansion.
 
     Raises
@@ -1094,8 +1347,8 @@ def parse_trec_eval(name) -> list:
     >>> # grades 0 and 1 keep their gain, grade 2 gets gain 3
     >>> [str(m) for m in parse_trec_eval("ndcg.0=0,1=1,2=3")]
     ['nDCG(gains={2:3})']
-    >>> [str(m) for m in parse_trec_eval("official")][:6]
-    ['NumQ', 'NumRet', 'NumRel', 'NumRelRet', 'AP', 'Rprec']
+    >>> [str(m) for m in parse_trec_eval("official")][:7]
+    ['NumQ', 'NumRet', 'NumRel', 'NumRelRet', 'AP', 'GMAP', 'Rprec']
     """
     if not isinstance(name, str):
         raise TypeError(f"a trec_eval measure must be a string such as 'P.10', got {name!r}")
@@ -1111,6 +1364,8 @@ def parse_trec_eval(name) -> list:
         decl = DECLARATIONS[_TREC_CUT[base]]
         if dot:
             values = [v.strip() for v in params.split(",")]
+            if decl.cutoff not in ("recall", "multiple"):  # atol, as trec_eval: 23.4 is 23
+                values = [_atol(v) for v in values]
         else:
             values = [_show(v) for v in _TREC_DEFAULTS.get(base, ())]
         if not values or "" in values:
@@ -1139,7 +1394,24 @@ def parse_trec_eval(name) -> list:
             elif base == "set_F":
                 given["beta"] = _value(params)
             elif base in ("rbp", "rbp_resid"):
-                given["p"] = _value(params)
+                for pair in params.split(","):  # trec_eval 10: name=value pairs
+                    key, eq, value = pair.partition("=")
+                    if not eq or key.strip() != "p":
+                        raise ValueError(
+                            f"trec_eval measure {text!r}: {base} takes its persistence as "
+                            f"{base}.p=0.5, as trec_eval 10 does (which refuses {base}.0.5)"
+                        )
+                    given["p"] = _value(value)
+            elif base == "utility":  # utility.a,b,c,d
+                try:
+                    given["coefficients"] = tuple(float(v) for v in params.split(","))
+                except ValueError:
+                    raise ValueError(
+                        f"trec_eval measure {text!r}: utility takes 4 numbers, e.g. "
+                        "utility.1,-1,0,0"
+                    ) from None
+            elif base == "11pt_avg":  # trec_eval's own recall levels: 11pt_avg..25,.5,.75
+                given["levels"] = _levels(params, text)
             else:
                 raise ValueError(f"trec_eval measure {base!r} takes no parameters, got {text!r}")
         return [_make(decl, None, given, text)]
@@ -1149,6 +1421,25 @@ def parse_trec_eval(name) -> list:
         except ValueError:
             pass
     raise _unknown(text, base)
+
+
+def _atol(text: str) -> str:
+    """A cut-off as trec_eval reads it (C's ``atol``): its leading integer, so that
+    ``"23.4"`` is 23; text without a leading integer is left for the checks to refuse."""
+    match = re.match(r"\s*\+?(\d+)", text)
+    return match.group(1) if match else text
+
+
+def _levels(params: str, text: str) -> tuple:
+    """Recall levels of ``11pt_avg.L1,L2,...`` (numbers in [0, 1], as trec_eval reads)."""
+    try:
+        levels = tuple(float(v) for v in params.split(","))
+    except ValueError:
+        raise ValueError(
+            f"trec_eval measure {text!r}: recall levels are numbers in [0, 1], e.g. "
+            "11pt_avg..25,.5,.75"
+        ) from None
+    return levels
 
 
 def trec_eval_name(measure) -> str | None:
@@ -1163,14 +1454,43 @@ def trec_eval_name(measure) -> str | None:
     if m.cutoff is not None:
         if not d.trec_eval_cut:
             return None
-        if d.cutoff == "recall":
+        if d.cutoff in ("recall", "multiple"):
             return f"{d.trec_eval_cut}_{m.cutoff:.2f}"
         return f"{d.trec_eval_cut}_{m.cutoff}"
     return d.trec_eval
 
 
-def describe() -> str:
-    """One line per measure, for ``--help``: names, parameters, meaning."""
+def describe(name=None) -> str:
+    """One line per measure: its spelling with parameters, meaning and trec_eval names.
+
+    Parameters
+    ----------
+    name : str, optional
+        Only the measure this name parses to (``"MAP"``, ``"ndcg_cut_10"``);
+        default: every measure.
+
+    Returns
+    -------
+    str
+        The lines of ``--help`` and ``--list-measures``, one per measure:
+        ``NAME(params)@k  meaning [trec_eval: names]``.
+
+    Notes
+    -----
+    Generated from the measure declarations, so that the list can never
+    disagree with what :func:`~rankeval.parse_measure` accepts.
+
+    Chapter: :doc:`/chapters/14_evaluating_a_run`.
+
+    Examples
+    --------
+    >>> from rankeval import describe
+    >>> print(describe("Judged@5"))
+    Judged@k  share of the top k that is judged (Judged@k)
+    """
+    if name is not None:
+        d = parse_measure(name).declaration
+        return f"{_spelling(d)}  {d.summary}{_trec_note(d)}"
     width = max(len(_spelling(d)) for d in DECLARATIONS.values())
     return "\n".join(
         f"  {_spelling(d):<{width}}  {d.summary}{_trec_note(d)}" for d in DECLARATIONS.values()

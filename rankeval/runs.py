@@ -52,7 +52,9 @@ def evaluate(
         iteration doc_id grade``; ``"-"`` for stdin, ``.gz``/``.bz2``/``.xz``
         read transparently), ``{query_id: {doc_id: grade}}``,
         ``{query_id: set_of_relevant_ids}`` (grade 1), or a table with
-        columns ``query_id``, ``doc_id``, ``relevance``. A negative grade
+        columns ``query_id``, ``doc_id``, ``relevance`` (a pandas, polars or
+        Arrow table, or a Parquet file: a path ending in ``.parquet`` or a
+        file that starts with Parquet's magic bytes). A negative grade
         (some TREC collections use -1, -2) is judged and not relevant, with
         gain 0, as in trec_eval.
     run : str, os.PathLike, file, dict, pandas.DataFrame or pyarrow.Table
@@ -60,8 +62,8 @@ def evaluate(
         rank score tag``; the rank column is ignored, as trec_eval ignores
         it), ``{query_id: {doc_id: score}}``, ``{query_id: [doc ids, best
         first]}`` (a recommender's lists), or a table with columns
-        ``query_id``, ``doc_id`` and ``score`` (or ``rank``). Higher scores
-        rank first.
+        ``query_id``, ``doc_id`` and ``score`` (or ``rank``), in memory or
+        in a Parquet file, as for ``qrels``. Higher scores rank first.
     measures : str, Measure or list of them
         Measure names in ir_measures spelling, e.g. ``["nDCG@10", "AP",
         "P@5", "RR", "R@100", "RBP(p=0.9)"]``; see :mod:`rankeval.measures`
@@ -89,6 +91,14 @@ def evaluate(
         without a cut-off have no value for an empty ranking: a ValueError
         asks for a cut-off rather than a NaN that a mean would skip. Queries
         of the run without judgments are always ignored, as in trec_eval.
+        ``"skip"`` leaves such a query out of the table, and so out of any
+        mean, without a message (the table's length says how many queries
+        are scored); an evaluation in which every judged query counts, such
+        as a recommender's, where every test user must count whether or not
+        the model listed items for them, needs ``missing="zero"``. A query
+        that the run holds with an empty ranking (``{q: {}}`` or ``{q: []}``)
+        is in the run, so it is always scored, as an empty ranking, as
+        pytrec_eval and ranx score it.
     judged_only : bool, default=False
         Drop unjudged (and negatively judged) documents from each ranking
         before scoring: trec_eval's ``-J``. A query left with no document
@@ -115,9 +125,10 @@ def evaluate(
     Returns
     -------
     pandas.DataFrame
-        Index ``query_id`` (sorted: strings by bytes; integer ids keep their
+        Index ``query_id``, or your name of it in ``columns`` (sorted: strings by bytes; integer ids keep their
         ``int64`` dtype and numeric order), one column per measure, labelled
-        as given in ``measures`` (repeats removed): float64, or int64 for the
+        as given in ``measures`` (two names of one measure, such as ``"MRR"``
+        and ``"RR"``, are two columns; an exact repeat is one): float64, or int64 for the
         counts (NumQ, NumRet, NumRel, NumRelRet). Summarise it with
         :func:`aggregate`, which sums the counts and averages the rest.
 
@@ -189,8 +200,8 @@ def _evaluate(qrels, run, measures, *, threshold, ties, ideal, missing, judged_o
     items = [measures] if isinstance(measures, (str, Measure)) else measures
     if hasattr(items, "__iter__") and not isinstance(items, (str, Measure)):
         items = list(items)
-    parsed = parse_measures(items)
-    labels = _labels(items, parsed)
+    requested = _requested(items)
+    parsed = list(dict.fromkeys(m for _, m in requested))  # each measure scored once
     if ties == "average":
         check_tie_averaging(
             parsed, "; evaluate those with ties='trec_eval' or ties='input' in a separate call"
@@ -214,11 +225,11 @@ def _evaluate(qrels, run, measures, *, threshold, ties, ideal, missing, judged_o
 
     import pandas as pd
 
-    frame = pd.DataFrame({label: values[m] for label, m in zip(labels, parsed, strict=True)})
+    frame = pd.DataFrame({label: values[m] for label, m in requested})
     ids = ranked.query_ids
-    frame.index = pd.Index(
-        ids, name="query_id", dtype=ids.dtype if ids.dtype.kind == "i" else object
-    )
+    # indexed by the caller's name of the query column, when columns= gives one
+    name = (columns or {}).get("query_id", "query_id")
+    frame.index = pd.Index(ids, name=name, dtype=ids.dtype if ids.dtype.kind == "i" else object)
     in_run = ranked.in_run
     del ranked, values, ids
     _release()  # Arrow's freed pages go back to the system before the next call
@@ -239,7 +250,8 @@ def aggregate(frame, measures=None):
     -------
     pandas.Series
         For each column: the sum over queries for the counts (NumQ, NumRet,
-        NumRel, NumRelRet; trec_eval sums them), the mean otherwise. A NaN
+        NumRel, NumRelRet; trec_eval sums them), trec_eval's geometric mean
+        for GMAP and GMBpref (each value floored at 1e-5), the mean otherwise. A NaN
         in a column gives NaN, never a mean over fewer queries.
 
     Notes
@@ -277,13 +289,38 @@ def aggregate(frame, measures=None):
     out = {}
     for label, kind in zip(labels, kinds, strict=True):
         column = frame[label]
-        out[label] = column.sum(skipna=False) if kind == "sum" else column.mean(skipna=False)
+        if kind == "gmean":
+            out[label] = geometric_mean(column.to_numpy(dtype=np.float64))
+        else:
+            out[label] = column.sum(skipna=False) if kind == "sum" else column.mean(skipna=False)
     return pd.Series(out, dtype=np.float64)
 
 
-def _labels(items, measures):
-    """Column labels: each measure as the caller spelled it first."""
-    first = {}
+def geometric_mean(values, weights=None) -> float:
+    """trec_eval's geometric mean (gm_map, gm_bpref): ``exp(mean(log(max(v, 1e-5))))``,
+    weighted if ``weights`` are given; NaN if a value is NaN or there is none."""
+    from .measures import GM_FLOOR
+
+    values = np.asarray(values, dtype=np.float64)
+    if not values.size or np.isnan(values).any():
+        return float("nan")
+    logs = np.log(np.maximum(values, GM_FLOOR))
+    if weights is None:
+        return float(np.exp(logs.mean()))
+    return float(np.exp(weights @ logs / weights.sum()))
+
+
+def _requested(items):
+    """``[(label, Measure)]``: one column per name asked for, in the order asked.
+
+    Two spellings of one measure (``"MRR"`` and ``"RR"``) are two columns with the
+    same values, so that every name asked for comes back; a name repeated exactly
+    (after stripping spaces) is one column.
+    """
+    parse_measures(items)  # the checks of the whole list (empty list, types)
+    out = {}
     for item in items:
-        first.setdefault(parse_measure(item), item if isinstance(item, str) else str(item))
-    return [first[m].strip() for m in measures]
+        label = item.strip() if isinstance(item, str) else str(item)
+        if label not in out:
+            out[label] = parse_measure(item)
+    return list(out.items())

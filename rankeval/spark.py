@@ -18,6 +18,7 @@ from __future__ import annotations
 from ._partition import (
     COLUMNS,
     check_columns,
+    check_id_types,
     check_partitions,
     evaluate_partition,
     result_columns,
@@ -86,6 +87,12 @@ def evaluate(qrels, run, measures, *, num_partitions=None, **conventions):
 
     _check(qrels, "qrels")
     _check(run, "run")
+    check_id_types(dict(qrels.dtypes), dict(run.dtypes))
+    if "columns" in conventions:  # evaluate's columns= renames frames; here, rename them
+        raise TypeError(
+            "columns= is not taken here: give the frames the columns query_id, doc_id and "
+            "relevance (qrels) or score (run), e.g. with .rename(columns={...})"
+        )
     labels = result_columns(measures)
     id_type = dict(qrels.dtypes)["query_id"]
     q = qrels.select(
@@ -150,12 +157,17 @@ def means(per_query):
     import pandas as pd
     from pyspark.sql import functions as F
 
-    from .measures import parse_measure
+    from .measures import GM_FLOOR, parse_measure
 
     labels = [c for c in per_query.columns if c != "query_id"]
     aggs = []
     for label in labels:
-        fn = F.sum if getattr(parse_measure(label), "aggregate", "mean") == "sum" else F.avg
-        aggs.append(fn(F.col(f"`{label}`")).alias(label))
+        kind = getattr(parse_measure(label), "aggregate", "mean")
+        column = F.col(f"`{label}`")
+        if kind == "gmean":  # trec_eval's geometric mean of values floored at GM_FLOOR
+            value = F.exp(F.avg(F.log(F.greatest(column, F.lit(GM_FLOOR)))))
+        else:
+            value = (F.sum if kind == "sum" else F.avg)(column)
+        aggs.append(value.alias(label))
     row = per_query.agg(*aggs).collect()[0]
     return pd.Series([float(row[label]) for label in labels], index=labels)

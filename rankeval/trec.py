@@ -156,6 +156,8 @@ class _Input:
         self.data = None
         if isinstance(source, str) and source == "-":
             self.name = "<stdin>"
+            if sys.stdin is None:  # started with standard input closed (`<&-`)
+                raise ValueError(f"'-' names standard input, which is closed: no {kind} to read")
             self.data = _read_all(getattr(sys.stdin, "buffer", sys.stdin), self.name)
         elif isinstance(source, (str, os.PathLike)):
             self.path = os.fspath(source)
