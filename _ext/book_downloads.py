@@ -33,6 +33,7 @@ import zipfile
 from pathlib import Path
 
 from docutils import nodes
+from export_notebooks import exported_text  # chapters that read well outside the site
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 from sphinx.util import logging
@@ -92,12 +93,17 @@ def build_zip(root: Path, target: Path, notebooks: list[str], wheel: Path) -> Pa
     path = target / ZIP_NAME
     top = "ranking-evaluation"
     files = [root / f"{docname}.ipynb" for docname in notebooks]
-    files += [root / "chapters" / "bookstyle.py", root / "requirements.txt"]
+    files += [root / "chapters" / "bookstyle.py", root / "chapters" / "answers.json",
+              root / "requirements.txt"]  # fmt: skip
     if (root / "data").is_dir():
         files += sorted(p for p in (root / "data").rglob("*") if p.is_file())
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as zf:
         for source in files:
-            zf.write(source, f"{top}/{source.relative_to(root).as_posix()}")
+            name = f"{top}/{source.relative_to(root).as_posix()}"
+            if source.suffix == ".ipynb":  # numbers instead of glue roles, no MyST fences
+                zf.writestr(name, exported_text(source))
+            else:
+                zf.write(source, name)
         zf.write(wheel, f"{top}/{wheel.name}")
         zf.writestr(f"{top}/README.txt", README.format(wheel=wheel.name))
     return path

@@ -25,6 +25,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "_ext"))
+from export_notebooks import export_notebook  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
 # where the set-up cell unpacks the repository on Colab
 TARGET = "/content/ranking-evaluation"
@@ -109,6 +112,7 @@ def make(root: Path, out: Path, repository: str, branch: str, *, target: str = T
             notebook = json.loads(source.read_text(encoding="utf-8"))
             if any(c.get("id") == SETUP_ID for c in notebook["cells"]):
                 raise ValueError(f"{name} already has a cell with id {SETUP_ID!r}")
+            notebook = export_notebook(notebook)  # numbers for glue roles, no MyST fences
             notebook["cells"].insert(0, cells[folder])
             text = json.dumps(notebook, indent=1, ensure_ascii=False) + "\n"
             copy.write_text(text, encoding="utf-8", newline="\n")
