@@ -6,7 +6,8 @@ At the start of an HTML build this extension puts into ``_build/html/_downloads/
   (distribution name ``rankeval-book``; the import name stays ``rankeval``);
 * ``ranking-evaluation-notebooks.zip``: the checkout's layout, cut to what the
   notebooks need: ``chapters/`` (every chapter notebook with its stored outputs, and
-  ``bookstyle.py``, the plotting style every chapter imports), ``data/`` (the Cranfield
+  ``bookstyle.py``, the plotting style every chapter imports), ``guide/`` (the user
+  guide's notebooks), ``data/`` (the Cranfield
   collection a chapter reads as ``../data/cranfield``), ``requirements.txt``, the wheel,
   and a README with the commands below;
 * the PDF edition, when a LaTeX build made it before: ``book_pdf``, by default
@@ -89,7 +90,7 @@ def build_wheel(root: Path, target: Path) -> Path:
 
 
 def build_zip(root: Path, target: Path, notebooks: list[str], wheel: Path) -> Path:
-    """chapters/ (notebooks and bookstyle.py), data/, requirements.txt, the wheel, a README."""
+    """chapters/ (notebooks and bookstyle.py), guide/, data/, requirements.txt, the wheel, a README."""
     path = target / ZIP_NAME
     top = "ranking-evaluation"
     files = [root / f"{docname}.ipynb" for docname in notebooks]
@@ -119,7 +120,8 @@ def prepare(app: Sphinx) -> None:
     target.mkdir(parents=True, exist_ok=True)
     notebooks = sorted(
         str(p.relative_to(root).with_suffix("").as_posix())
-        for p in (root / "chapters").glob("*.ipynb")
+        for folder in ("chapters", "guide")
+        for p in (root / folder).glob("*.ipynb")
     )
     wheel = build_wheel(root, target)
     files = {"wheel": wheel.name, "zip": build_zip(root, target, notebooks, wheel).name}
