@@ -91,7 +91,7 @@ def all_click_patterns(n, rates):
     the items, position i clicked with probability rates[i])."""
     for pattern in itertools.product([0, 1], repeat=n):
         prob = Fraction(1)
-        for c, r in zip(pattern, rates):
+        for c, r in zip(pattern, rates, strict=True):
             prob *= r if c else 1 - r
         yield np.array(pattern), prob
 
@@ -178,7 +178,7 @@ def test_interleaved_lists_show_each_item_once_and_keep_the_prefixes():
             assert set(shown.ranking) <= set(a) | set(b)
             if method == "team_draft":  # each team's items in its ranker's order
                 for team, ranking in [(1, a), (-1, b)]:
-                    mine = [d for d, t in zip(shown.ranking, shown.teams) if t == team]
+                    mine = [d for d, t in zip(shown.ranking, shown.teams, strict=True) if t == team]
                     assert mine == sorted(mine, key=ranking.index)
                 assert abs(int(shown.teams.sum())) <= 1
             if method == "balanced":  # the top of the list holds a top prefix of both
