@@ -81,9 +81,9 @@ def counterfactual_dcg(clicks, shown, target, *, examination, placement=None, k=
     Returns
     -------
     float
-        The estimate of :math:`\frac{1}{N}\sum_i \sum_{r \le k} \rho(t_{ir}) /
+        The estimate of :math:`\frac{1}{N}\sum_i \sum_{r \le k} R(t_{ir}) /
         \log_2(r+1)`, DCG@k with the click probability of an examined item,
-        :math:`\rho(d)`, as its gain.
+        :math:`R(d)`, as its gain.
 
     Notes
     -----
@@ -201,7 +201,7 @@ def swap_propensities(clicks, swap):
     Notes
     -----
     Under the position-based model, :math:`E[c_{ij} \mid \text{swap}_i = j] =
-    \theta_j\, E[\rho(\text{top item})]` whatever :math:`j` is, so
+    \theta_j\, E[R(\text{top item})]` whatever :math:`j` is, so
 
     .. math:: \frac{\hat\theta_j}{\hat\theta_1} =
        \frac{\operatorname{mean}\{c_{ij} : \text{swap}_i = j\}}
