@@ -59,42 +59,42 @@ def click_probabilities(grades, model="cascade", *, max_grade=None, persistence=
         Relevance grades (>= 0) of the items as shown, top first.
     model : {"cascade", "pbm", "dbn"}, default="cascade"
         ``"cascade"``: the user reads from the top, clicks an item with probability
-        :math:`R(g)` and stops at the first click (the user of ERR). ``"pbm"``: the
+        :math:`\pi(g)` and stops at the first click (the user of ERR). ``"pbm"``: the
         position-based model: the user examines position :math:`i` with probability
-        :math:`\theta_i` (by default :math:`p^{i-1}`, the user of RBP) and clicks an
-        examined item with probability :math:`R(g)`, independently of everything
+        :math:`e_i` (by default :math:`e_i = p^{i-1}`, the user of RBP) and clicks an
+        examined item with probability :math:`\pi(g)`, independently of everything
         else. ``"dbn"``: the dynamic Bayesian network: the user reads from the top,
-        clicks with probability :math:`R(g)`, is satisfied after a click with
-        probability :math:`R(g)` (and then stops), and otherwise goes on to the next
+        clicks with probability :math:`\pi(g)`, is satisfied after a click with
+        probability :math:`\pi(g)` (and then stops), and otherwise goes on to the next
         item with probability :math:`\gamma` (``continuation``).
     max_grade : float or None, default=None
-        Top grade of the scale in :math:`R(g) = (2^g - 1)/2^{g_{\max}}`; ``None`` takes
+        Top grade of the scale in :math:`\pi(g) = (2^g - 1)/2^{g_{\max}}`; ``None`` takes
         the largest grade of the list (at least 1). Give it explicitly when lists
         are compared: the scale must not change with the list.
     persistence : float, default=0.8
-        :math:`p` of the position-based model's examination :math:`\theta_i = p^{i-1}`.
+        :math:`p` of the position-based model's examination :math:`e_i = p^{i-1}`.
     continuation : float, default=0.9
         :math:`\gamma` of the DBN, in [0, 1].
     examination : array_like or None, default=None
-        Explicit examination probabilities :math:`\theta_1, \theta_2, \dots` of the
+        Explicit examination probabilities :math:`e_1, e_2, \dots` of the
         position-based model (replaces ``persistence``).
 
     Returns
     -------
     ndarray of shape (n_items,)
-        :math:`P(C_i = 1)` for every position.
+        :math:`P(c_i = 1)` for every position.
 
     Notes
     -----
-    With :math:`R_i = R(g_i)`, the examination probability :math:`\epsilon_i` and
-    :math:`P(C_i = 1) = \epsilon_i R_i`:
+    With :math:`\pi_i = \pi(g_i)`, the examination probability :math:`e_i` and
+    :math:`P(c_i = 1) = e_i \pi_i`:
 
-    .. math:: \text{cascade: } \epsilon_i = \prod_{j<i} (1 - R_j), \qquad
-       \text{pbm: } \epsilon_i = \theta_i, \qquad
-       \text{dbn: } \epsilon_1 = 1,\ \epsilon_{i+1} = \epsilon_i\, \gamma\, (1 - R_i^2).
+    .. math:: \text{cascade: } e_i = \prod_{j<i} (1 - \pi_j), \qquad
+       \text{pbm: } e_i = p^{i-1}, \qquad
+       \text{dbn: } e_1 = 1,\ e_{i+1} = e_i\, \gamma\, (1 - \pi_i^2).
 
     In the cascade model the user clicks at most once, and ERR is the expected
-    reciprocal rank of that click: :math:`\mathrm{ERR} = \sum_i P(C_i = 1)/i`.
+    reciprocal rank of that click: :math:`\mathrm{ERR} = \sum_i P(c_i = 1)/i`.
     The cascade model is the DBN with :math:`\gamma = 1` and certain satisfaction.
 
     Chapter: :doc:`/chapters/22_online_evaluation`.
@@ -157,8 +157,8 @@ def simulate_clicks(grades, model="cascade", *, rng, size=1, max_grade=None,
     one for satisfaction and one for continuing, so the same generator state gives
     the same clicks. The click frequencies converge to :func:`click_probabilities`:
 
-    .. math:: \frac{1}{\text{size}} \sum_{u=1}^{\text{size}} C_{u,i}
-       \;\to\; \epsilon_i R_i.
+    .. math:: \frac{1}{\text{size}} \sum_{u=1}^{\text{size}} c_{u,i}
+       \;\to\; e_i \pi_i.
 
     Chapter: :doc:`/chapters/22_online_evaluation`.
 

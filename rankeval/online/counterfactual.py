@@ -27,7 +27,7 @@ def _ids(x, name: str) -> np.ndarray:
 def _dcg_kernel(clicks, shown, target, theta, placement, k, estimator, clip):
     """Validated arrays -> the estimate (see counterfactual_dcg)."""
     n_imp, n = shown.shape
-    discount = 1.0 / np.log2(np.arange(2, k + 2))  # lambda(r), r = 1..k
+    discount = 1.0 / np.log2(np.arange(2, k + 2))  # w(r) = 1 / log2(r + 1), r = 1..k
     top = target[:, :k]
     real = top >= 0  # -1 pads a target shorter than k
     if estimator in ("naive", "item_ips"):
@@ -65,10 +65,10 @@ def counterfactual_dcg(clicks, shown, target, *, examination, placement=None, k=
     target : array_like of int, shape (n_impressions, m)
         The new ranker's ranking of the same query, top first (-1 pads a short list).
     examination : array_like of float, shape (n,)
-        :math:`\theta_j`, the probability that a user examines position :math:`j`
+        :math:`e_j`, the probability that a user examines position :math:`j`
         (the position-bias propensities, each in (0, 1]).
     placement : array_like of float, shape (n_impressions, n), optional
-        :math:`p_{ij}`, the probability that the logging ranker put ``shown[i, j]`` at
+        :math:`\phi_{uj}`, the probability that the logging ranker put ``shown[u, j]`` at
         position :math:`j` (known when the log was randomised); ``None`` means a
         deterministic logger (all 1).
     k : int or None, default=None
@@ -76,38 +76,38 @@ def counterfactual_dcg(clicks, shown, target, *, examination, placement=None, k=
     estimator : {"naive", "item_ips", "ips", "clipped_ips", "snips"}, default="snips"
         See Notes.
     clip : float, optional
-        The propensity floor :math:`\tau` of ``"clipped_ips"`` (required there).
+        The propensity floor :math:`\eta` of ``"clipped_ips"`` (required there).
 
     Returns
     -------
     float
-        The estimate of :math:`\frac{1}{N}\sum_i \sum_{r \le k} R(t_{ir}) /
+        The estimate of :math:`\frac{1}{T}\sum_u \sum_{r \le k} \pi(y_{ur}) /
         \log_2(r+1)`, DCG@k with the click probability of an examined item,
-        :math:`R(d)`, as its gain.
+        :math:`\pi(d)`, as its gain.
 
     Notes
     -----
-    With :math:`\lambda(r) = 1/\log_2(r+1)`, :math:`c_{ij}` the clicks, :math:`d_{ij}`
-    the item shown at position :math:`j` of impression :math:`i`, :math:`r_i(d)` its
-    rank under the new ranker (:math:`\lambda = 0` past :math:`k`) and
-    :math:`m_{ij} = \mathbf{1}[t_{ij} = d_{ij}]`:
+    With :math:`w(r) = 1/\log_2(r+1)`, :math:`c_{uj}` the clicks, :math:`d_{uj}`
+    the item shown at position :math:`j` of impression :math:`u`, :math:`r_u(d)` its
+    rank under the new ranker (:math:`w = 0` past :math:`k`) and
+    :math:`a_{uj} = \mathbf{1}[y_{uj} = d_{uj}]`:
 
     .. math::
-       \hat V_{\text{naive}} = \frac{1}{N}\sum_{i,j} c_{ij}\,\lambda(r_i(d_{ij})),\qquad
-       \hat V_{\text{item-IPS}} = \frac{1}{N}\sum_{i,j}
-           \frac{c_{ij}\,\lambda(r_i(d_{ij}))}{\theta_j},
+       \hat{\mathcal{V}}_{\text{naive}} = \frac{1}{T}\sum_{u,j} c_{uj}\,w(r_u(d_{uj})),\qquad
+       \hat{\mathcal{V}}_{\text{item-IPS}} = \frac{1}{T}\sum_{u,j}
+           \frac{c_{uj}\,w(r_u(d_{uj}))}{e_j},
 
     .. math::
-       \hat V_{\text{IPS}} = \frac{1}{N}\sum_{i}\sum_{j \le k}
-           \frac{m_{ij}\, c_{ij}\,\lambda(j)}{p_{ij}\,\theta_j},\qquad
-       \hat V_{\text{SNIPS}} = \hat V_{\text{IPS}}\;
-           \frac{\sum_{i}\sum_{j\le k} \mathbf{1}[t_{ij} \text{ exists}]}
-                {\sum_{i}\sum_{j \le k} m_{ij}/p_{ij}},
+       \hat{\mathcal{V}}_{\text{IPS}} = \frac{1}{T}\sum_{u}\sum_{j \le k}
+           \frac{a_{uj}\, c_{uj}\,w(j)}{\phi_{uj}\,e_j},\qquad
+       \hat{\mathcal{V}}_{\text{SNIPS}} = \hat{\mathcal{V}}_{\text{IPS}}\;
+           \frac{\sum_{u}\sum_{j\le k} \mathbf{1}[y_{uj} \text{ exists}]}
+                {\sum_{u}\sum_{j \le k} a_{uj}/\phi_{uj}},
 
-    and clipped IPS replaces :math:`p_{ij}\theta_j` by
-    :math:`\max(p_{ij}\theta_j, \tau)`. Under the position-based click model,
+    and clipped IPS replaces :math:`\phi_{uj}e_j` by
+    :math:`\max(\phi_{uj}e_j, \eta)`. Under the position-based click model,
     item-IPS is unbiased when every candidate is shown in every impression, and IPS
-    when every item the new ranker shows at :math:`j` has :math:`p_{ij} > 0`; SNIPS
+    when every item the new ranker shows at :math:`j` has :math:`\phi_{uj} > 0`; SNIPS
     divides by weights whose expectation is known, trading a small bias for less
     variance; clipping bounds the weights and biases the estimate down.
 
@@ -184,7 +184,7 @@ def swap_propensities(clicks, swap):
     In each impression the logging ranker's top item was moved to a position drawn
     at random (and the item there moved to the top), so the same items are seen at
     every position: the click rate of the moved item at position :math:`j` over its
-    click rate at the top measures :math:`\theta_j / \theta_1`.
+    click rate at the top measures :math:`e_j / e_1`.
 
     Parameters
     ----------
@@ -196,19 +196,19 @@ def swap_propensities(clicks, swap):
     Returns
     -------
     ndarray of shape (n,)
-        :math:`\hat\theta_j / \hat\theta_1` for :math:`j = 1, \dots, n` (the first is 1).
+        :math:`\hat e_j / \hat e_1` for :math:`j = 1, \dots, n` (the first is 1).
 
     Notes
     -----
-    Under the position-based model, :math:`E[c_{ij} \mid \text{swap}_i = j] =
-    \theta_j\, E[R(\text{top item})]` whatever :math:`j` is, so
+    Under the position-based model, :math:`E[c_{uj} \mid \text{swap}_u = j] =
+    e_j\, E[\pi(\text{top item})]` whatever :math:`j` is, so
 
-    .. math:: \frac{\hat\theta_j}{\hat\theta_1} =
-       \frac{\operatorname{mean}\{c_{ij} : \text{swap}_i = j\}}
-            {\operatorname{mean}\{c_{i1} : \text{swap}_i = 1\}}.
+    .. math:: \frac{\hat e_j}{\hat e_1} =
+       \frac{\operatorname{mean}\{c_{uj} : \text{swap}_u = j\}}
+            {\operatorname{mean}\{c_{u1} : \text{swap}_u = 1\}}.
 
     Only ratios are identified: IPS estimates of a metric scale with
-    :math:`\theta_1`, which the experiment cannot tell.
+    :math:`e_1`, which the experiment cannot tell.
 
     Chapter: :doc:`/chapters/23_counterfactual_evaluation`.
 

@@ -149,7 +149,7 @@ def interleave(a, b, method="team_draft", *, rng=None, coins=None, k=None, tau=3
         ``"balanced"``: one coin decides which ranker leads; the list then takes items
         alternately from the two rankings, keeping each one's top prefix in the list.
         ``"probabilistic"``: each ranking becomes a distribution over its items,
-        :math:`P(d) \propto r(d)^{-\tau}`; at each position a coin picks a ranker, an
+        :math:`P(d) \propto r(d)^{-\beta}` (:math:`\beta` = ``tau``); at each position a coin picks a ranker, an
         item is drawn from its distribution over the items not yet shown, and removed.
     rng : numpy.random.Generator, optional
         Source of the coin flips (and, for probabilistic interleaving, of the draws).
@@ -178,7 +178,7 @@ def interleave(a, b, method="team_draft", *, rng=None, coins=None, k=None, tau=3
 
     .. math:: P(t_i = A \mid \text{list}) = \frac{c_A P_A(d_i \mid W)}
        {c_A P_A(d_i \mid W) + c_B P_B(d_i \mid W)}, \qquad
-       P_L(d \mid W) = \frac{r_L(d)^{-\tau}}{\sum_{d' \in W} r_L(d')^{-\tau}},
+       P_L(d \mid W) = \frac{r_L(d)^{-\beta}}{\sum_{d' \in W} r_L(d')^{-\beta}},
 
     and the positions' teams are independent given the list, because the items
     removed at each step do not depend on which ranker contributed them.
