@@ -218,3 +218,21 @@ def test_interleaving_refuses_bad_input():
     with pytest.raises(TypeError, match="Interleaving"):
         interleaving_credit(("a", "b"), [1, 0])
     assert isinstance(shown, Interleaving)
+
+
+@pytest.mark.parametrize("name", ["click_probabilities", "simulate_clicks", "interleave",
+                                  "interleaving_credit", "counterfactual_dcg",
+                                  "swap_propensities"])
+def test_numpydoc_docstrings_name_their_chapter(name):
+    import inspect
+    import re
+    from pathlib import Path
+
+    import rankeval.online
+
+    doc = inspect.getdoc(getattr(rankeval.online, name))
+    for section in ("Parameters", "Returns", "Notes", "References", "Examples"):
+        assert re.search(rf"^{section}\n-+$", doc, re.M), f"{name}: no {section}"
+    chapter = re.search(r":doc:`/(chapters/\w+)`", doc)
+    root = Path(__file__).resolve().parents[1]
+    assert chapter and (root / f"{chapter.group(1)}.ipynb").exists(), name
