@@ -26,7 +26,9 @@ def _parameters(grades, model, max_grade, persistence, continuation, examination
     max_grade = check_number(max_grade, "max_grade", low=0.0, low_open=True)
     if g.size and g.max() > max_grade:
         raise ValueError(f"a grade {g.max():g} exceeds max_grade={max_grade:g}")
-    attract = (2.0**g - 1.0) / 2.0**max_grade  # the ERR mapping of grades
+    # the ERR mapping of grades; Python's pow, element by element, so that the last bit
+    # does not depend on which SIMD kernel NumPy's power picks on this CPU
+    attract = np.array([(2.0**x - 1.0) / 2.0**max_grade for x in g.tolist()])
     n = g.size
     if model == "pbm":
         if examination is not None:
@@ -39,7 +41,7 @@ def _parameters(grades, model, max_grade, persistence, continuation, examination
                 raise ValueError("examination probabilities must lie in [0, 1]")
         else:
             p = check_number(persistence, "persistence", low=0.0, high=1.0, high_open=True)
-            theta = p ** np.arange(n, dtype=np.float64)
+            theta = np.array([p**i for i in range(n)])  # Python's pow (see above)
         return attract, np.zeros(n), None, theta
     if examination is not None:
         raise ValueError("examination= is a parameter of model='pbm' only")
