@@ -34,6 +34,7 @@ def two_raters(draw):
     return np.array(a), np.array(b)
 
 
+@pytest.mark.filterwarnings("ignore::UserWarning")  # scikit-learn on one-label inputs
 @settings(max_examples=200, deadline=None)
 @given(two_raters(), st.sampled_from([None, "linear", "quadratic"]))
 def test_cohen_kappa_equals_scikit_learn(pair, weights):

@@ -86,14 +86,18 @@ def test_popularity_measures():
 
 def test_group_exposure_and_position_exposure():
     assert position_exposure(2).tolist() == [1.0, 1 / math.log2(3)]
-    groups = {"a": "x", "b": "y", "c": "y", "d": "y", "e": "x"}
+    groups = {"a": "x", "b": "y", "c": "y", "d": "y", "e": "x", "f": "x"}
     table = group_exposure(RUN, groups, model="rbp", patience=0.5)
-    # x: a at 1 twice, e at 3 -> (1 + 1 + .25)/3; y: b at 2, c at 3, d at 2 -> 1.25/3
-    assert table.loc["x", "exposure"] == pytest.approx(2.25 / 3, abs=1e-15)
-    assert table.loc["y", "exposure"] == pytest.approx(1.25 / 3, abs=1e-15)
-    rel = {"a": 1, "b": 1, "c": 0.5, "d": 0.5, "e": 1}
+    # two lists; x = {a, e, f}: a at 1 twice, e at 3 once -> 2.25 / (2 * 3)
+    # y = {b, c, d}: b at 2, c at 3, d at 2 -> 1.25 / (2 * 3)
+    assert table.loc["x", "exposure"] == pytest.approx(2.25 / 6, abs=1e-15)
+    assert table.loc["y", "exposure"] == pytest.approx(1.25 / 6, abs=1e-15)
+    rel = {"a": 1, "b": 1, "c": 0.5, "d": 0.5, "e": 1, "f": 0}
     table = group_exposure(RUN, groups, relevance=rel, model="rbp")
     assert table.loc["y", "utility"] == pytest.approx(2 / 3, abs=1e-15)
+    assert table.loc["x", "ratio"] == pytest.approx((2.25 / 6) / (2 / 3), abs=1e-15)
+    with pytest.raises(ValueError, match="no group"):
+        group_exposure(RUN, {"a": "x"})
     with pytest.raises(ValueError, match="model"):
         position_exposure(3, model="cascade")
 

@@ -455,10 +455,12 @@ def group_exposure(run, groups, *, relevance=None, k=None, model="log", patience
     run : dict or pandas.DataFrame
         The rankings (see :func:`ranked_lists`).
     groups : mapping
-        Item id to its group (for instance the provider), for every ranked item.
+        Item id to its group (for instance the provider), for **every** item of the
+        catalogue: a group's size is its number of items here, shown or not.
     relevance : mapping, optional
-        Item id to its relevance (utility); adds the columns ``utility`` (mean
-        relevance of the group's ranked items) and ``ratio`` (exposure / utility).
+        Item id to its relevance (utility), for every item of ``groups``; adds the
+        columns ``utility`` (the group's mean relevance) and ``ratio`` (exposure /
+        utility).
     k : int or None, default=None
         Cut-off: items below it get no exposure.
     model, patience
@@ -471,13 +473,16 @@ def group_exposure(run, groups, *, relevance=None, k=None, model="log", patience
 
     Notes
     -----
-    Each ranked item :math:`d` of a list gets the exposure :math:`v_{\mathrm{rank}(d)}`.
-    Per group :math:`G`, averaged over its item occurrences in all lists,
+    An item :math:`d` at position :math:`i` of a list gets the exposure :math:`e_i`;
+    an item a list does not show gets 0. Per group :math:`\mathcal{G}`, averaged over
+    its items and over the :math:`|\mathcal{U}|` lists,
 
-    .. math:: \mathrm{Exposure}(G) = \frac{1}{|G|} \sum_{d \in G} v_{\mathrm{rank}(d)}.
+    .. math:: \mathrm{Exposure}(\mathcal{G}) = \frac{1}{|\mathcal{U}|}\sum_u
+              \frac{1}{|\mathcal{G}|} \sum_{d \in \mathcal{G}} e_{\mathrm{rank}_u(d)}.
 
     Demographic parity of exposure asks for equal exposure per group; disparate
-    treatment compares exposure to utility, :math:`\mathrm{Exposure}(G)/U(G)`.
+    treatment compares exposure to utility, :math:`\mathrm{Exposure}(\mathcal{G}) /
+    U(\mathcal{G})`.
 
     Chapter: :doc:`/chapters/24_beyond_accuracy`.
 
@@ -488,28 +493,33 @@ def group_exposure(run, groups, *, relevance=None, k=None, model="log", patience
     Examples
     --------
     >>> from rankeval.beyond import group_exposure
-    >>> group_exposure({"u": ["a", "b", "c"]}, {"a": "x", "b": "y", "c": "y"},
+    >>> group_exposure({"u": ["a", "b"]}, {"a": "x", "b": "y", "c": "y"},
     ...                model="rbp")
        exposure
-    x     1.000
-    y     0.375
+    x      1.00
+    y      0.25
     """
+    if not isinstance(groups, Mapping) or not groups:
+        raise ValueError("groups must be a non-empty mapping item -> group")
     lists = ranked_lists(run, k)
-    rows = []
+    sizes: dict = {}
+    for g in groups.values():
+        sizes[g] = sizes.get(g, 0) + 1
+    total = dict.fromkeys(sizes, 0.0)
     for items in lists.values():
         if not items:
             continue
         v = position_exposure(len(items), model=model, patience=patience)
         for item, e in zip(items, v, strict=True):
-            row = {"group": _lookup(groups, item, "group"), "exposure": e}
-            if relevance is not None:
-                row["utility"] = float(_lookup(relevance, item, "relevance"))
-            rows.append(row)
-    if not rows:
-        raise ValueError("no ranked item")
-    table = pd.DataFrame(rows).groupby("group", sort=True).mean()
-    table.index.name = None
+            total[_lookup(groups, item, "group")] += float(e)
+    names = sorted(sizes)
+    table = pd.DataFrame(
+        {"exposure": [total[g] / (len(lists) * sizes[g]) for g in names]}, index=names)
     if relevance is not None:
+        utility = dict.fromkeys(sizes, 0.0)
+        for item, g in groups.items():
+            utility[g] += float(_lookup(relevance, item, "relevance"))
+        table["utility"] = [utility[g] / sizes[g] for g in names]
         table["ratio"] = table["exposure"] / table["utility"]
     return table
 
