@@ -283,8 +283,8 @@ def system_tau(scores_a, scores_b):
     .. math:: \tau_b = \frac{n_c - n_d}{\sqrt{(n_0 - n_x)(n_0 - n_y)}}
 
     over the :math:`n_0 = \binom{V}{2}` pairs of :math:`V` systems; computed by
-    :func:`rankeval.kendall_tau`. Voorhees (2000) reads :math:`\tau \ge 0.9` as "the
-    same ranking".
+    :func:`rankeval.kendall_tau`. A correlation :math:`\tau \ge 0.9` is commonly read as
+    an equivalent ranking of the systems (in the tradition of Voorhees 2000).
 
     Chapter: :doc:`/chapters/25_judging_the_judges`.
 
