@@ -334,7 +334,8 @@ def average_recommendation_popularity(run, popularity, k=None, *, per_user=False
     Examples
     --------
     >>> from rankeval.beyond import average_recommendation_popularity
-    >>> average_recommendation_popularity({"u": ["a", "b"], "v": ["a"]}, {"a": 4, "b": 2})
+    >>> average_recommendation_popularity({"u": ["a", "b"], "v": ["a"]},
+    ...                                   {"a": 4, "b": 2})
     3.5
     """
     values = {}

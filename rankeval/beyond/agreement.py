@@ -296,7 +296,9 @@ def system_tau(scores_a, scores_b):
     Examples
     --------
     >>> from rankeval.beyond import system_tau
-    >>> round(system_tau({"A": 0.3, "B": 0.2, "C": 0.1}, {"A": 0.3, "B": 0.1, "C": 0.2}), 6)
+    >>> first = {"A": 0.3, "B": 0.2, "C": 0.1}
+    >>> second = {"A": 0.3, "B": 0.1, "C": 0.2}
+    >>> round(system_tau(first, second), 6)
     0.333333
     """
     import rankeval

@@ -91,9 +91,13 @@ def click_probabilities(grades, model="cascade", *, max_grade=None, persistence=
     With :math:`\pi_i = \pi(g_i)`, the examination probability :math:`e_i` and
     :math:`P(c_i = 1) = e_i \pi_i`:
 
-    .. math:: \text{cascade: } e_i = \prod_{j<i} (1 - \pi_j), \qquad
-       \text{pbm: } e_i = p^{i-1}, \qquad
-       \text{dbn: } e_1 = 1,\ e_{i+1} = e_i\, \gamma\, (1 - \pi_i^2).
+    .. math::
+
+       \begin{aligned}
+       \text{cascade: } & e_i = \prod_{j<i} (1 - \pi_j), \\
+       \text{pbm: } & e_i = p^{i-1}, \\
+       \text{dbn: } & e_1 = 1,\ e_{i+1} = e_i\, \gamma\, (1 - \pi_i^2).
+       \end{aligned}
 
     In the cascade model the user clicks at most once, and ERR is the expected
     reciprocal rank of that click: :math:`\mathrm{ERR} = \sum_i P(c_i = 1)/i`.

@@ -176,9 +176,13 @@ def interleave(a, b, method="team_draft", *, rng=None, coins=None, k=None, tau=3
     items of the list not yet shown at step :math:`i` and coin probabilities
     :math:`c_A = c_B = 1/2` (1 and 0 once a ranking has nothing left),
 
-    .. math:: P(t_i = A \mid \text{list}) = \frac{c_A P_A(d_i \mid W)}
-       {c_A P_A(d_i \mid W) + c_B P_B(d_i \mid W)}, \qquad
-       P_L(d \mid W) = \frac{r_L(d)^{-\beta}}{\sum_{d' \in W} r_L(d')^{-\beta}},
+    .. math::
+
+       \begin{aligned}
+       P(t_i = A \mid \text{list}) &= \frac{c_A P_A(d_i \mid W)}
+       {c_A P_A(d_i \mid W) + c_B P_B(d_i \mid W)}, \\
+       P_L(d \mid W) &= \frac{r_L(d)^{-\beta}}{\sum_{d' \in W} r_L(d')^{-\beta}},
+       \end{aligned}
 
     and the positions' teams are independent given the list, because the items
     removed at each step do not depend on which ranker contributed them.
@@ -196,10 +200,12 @@ def interleave(a, b, method="team_draft", *, rng=None, coins=None, k=None, tau=3
     Examples
     --------
     >>> from rankeval.online import interleave
-    >>> shown = interleave(["a", "b", "c"], ["b", "d", "a"], coins=[True, False])
+    >>> shown = interleave(["a", "b", "c"], ["b", "d", "a"],
+    ...                    coins=[True, False])
     >>> shown.ranking, shown.teams.tolist()
     (('a', 'b', 'd', 'c'), [1, -1, -1, 1])
-    >>> interleave(["a", "b", "c"], ["b", "d", "a"], "balanced", coins=[False]).ranking
+    >>> interleave(["a", "b", "c"], ["b", "d", "a"], "balanced",
+    ...            coins=[False]).ranking
     ('b', 'a', 'd', 'c')
     """
     if method not in METHODS:
@@ -302,8 +308,10 @@ def interleaving_credit(result, clicks, *, marginalize=True):
     Examples
     --------
     >>> from rankeval.online import interleave, interleaving_credit
-    >>> shown = interleave(["a", "b", "c"], ["b", "d", "a"], coins=[True, False])
-    >>> interleaving_credit(shown, [0, 1, 1, 0])  # b and d clicked: both B's team
+    >>> shown = interleave(["a", "b", "c"], ["b", "d", "a"],
+    ...                    coins=[True, False])
+    >>> # b and d clicked: both on B's team
+    >>> interleaving_credit(shown, [0, 1, 1, 0])
     -1.0
     >>> interleaving_credit(shown, [[1, 1, 0, 0], [0, 0, 0, 0]]).tolist()
     [0.0, 0.0]
