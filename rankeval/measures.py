@@ -1515,13 +1515,24 @@ def _trec_note(d) -> str:
     return f" [trec_eval: {', '.join(names)}]" if names else ""
 
 
+def _family(d) -> str:
+    """The rubric a declaration's row goes under in the module docstring's tables."""
+    if d.aggregate == "sum":
+        return "Counts, summed over queries"
+    if d.cutoff == "none":
+        return "Measures of the whole ranking or of the retrieved set"
+    return "Measures with a cut-off (``@k``, ``@r`` or a depth)"
+
+
 def _table() -> str:
-    """The module docstring's table: three columns, so that it fits the API page.
+    """The module docstring's tables: three columns, so that they fit the API page.
 
     The function that computes a measure is linked from its meaning (the API page
     documents every public function); trec_eval's names get a column of their own.
+    One table per family (cut-off measures, whole-ranking measures, counts), each
+    under a rubric, so that no table grows too tall on a phone.
     """
-    rows = [("name", "meaning", "trec_eval")]
+    families: dict[str, list[tuple[str, str, str]]] = {}
     for d in DECLARATIONS.values():
         names = ", ".join(x for x in (d.trec_eval, d.trec_eval_cut and d.trec_eval_cut + "_k") if x)
         aliases = f" ({', '.join(d.aliases)})" if d.aliases else ""
@@ -1531,11 +1542,19 @@ def _table() -> str:
         if d.function:
             summary += f"; :func:`~rankeval.{d.function}`"
         spelling = _spelling(d).replace(",", ", ")  # a space lets a long name wrap
-        rows.append((f"``{spelling}``{aliases}", summary, f"``{names}``" if names else ""))
-    widths = [max(len(r[i]) for r in rows) for i in range(3)]
-    rule = "  ".join("=" * w for w in widths)
-    body = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
-    return "\n".join([rule, body[0], rule, *body[1:], rule])
+        row = (f"``{spelling}``{aliases}", summary, f"``{names}``" if names else "")
+        families.setdefault(_family(d), []).append(row)
+    order = [_family(d) for d in DECLARATIONS.values()]
+    parts = []
+    for family in sorted(families, key=order.index):
+        rows = [("name", "meaning", "trec_eval"), *families[family]]
+        widths = [max(len(r[i]) for r in rows) for i in range(3)]
+        rule = "  ".join("=" * w for w in widths)
+        body = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
+                for r in rows]
+        parts.append("\n".join([f".. rubric:: {family}", "", rule, body[0], rule,
+                                 *body[1:], rule]))
+    return "\n\n".join(parts)
 
 
 __doc__ = __doc__.replace("{table}", _table())
