@@ -335,6 +335,17 @@ MATH_CONSTANTS: dict[str, dict[str, str]] = {
         **_same(ILLUSTRATION, "0.3"),
     },
     "18_case_study": _same(LEVELS, "0.5", "0.05"),
+    "22_online_evaluation": {
+        **_same(INPUTS + " (the noise and the patience of the simulated users)", "1.6"),
+        **_same(LEVELS + " (the one-sided 95 % level and its normal quantile)", "0.95",
+                "1.645"),
+    },
+    "23_counterfactual_evaluation": {
+        **_same(INPUTS + " (examination probabilities of the worked examples)", "0.5",
+                "0.25", "0.6", "0.3", "0.2"),
+        **_same(INPUTS + " (the simulation's noise and exploration rate)", "1.5", "0.7"),
+        **_same(LEVELS + " (the propensity floors compared)", "0.01", "0.02", "0.05"),
+    },
 }
 
 
