@@ -63,58 +63,15 @@ import sys
 
 __all__ = ["main"]
 
-# trec_eval's measure table (measures.c, trec_eval 10): the order it prints in.
-_TREC_ORDER = (
-    "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
-    "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref",
-    "Rprec_mult", "utility", "11pt_avg", "binG", "G", "dcg", "ideal_dcg", "ndcg", "ndcg_rel",
-    "Rndcg", "ndcg_cut", "map_cut", "relative_P", "success", "set_P", "set_relative_P",
-    "set_recall", "set_map", "set_F", "num_nonrel_judged_ret", "yaap", "rbp", "rbp_resid",
-)  # fmt: skip
-_NICKNAMES_WITH_RUNID = ("official", "all_trec", "set")
 _FORMATS = ("trec_eval", "tsv", "jsonl", "markdown", "latex")
 
 
 # ---------------------------------------------------------------- measures ---
 
 
-def _trec_label(item: str, m) -> str:
-    """trec_eval's printed name of a measure asked for as ``item`` (``P_10``, ``map``).
-
-    As trec_eval prints them, a measure with parameters that are not cut-offs
-    carries its parameter text: ``-m ndcg.0=0,1=1`` prints ``ndcg_0=0,1=1``.
-    """
-    from .measures import trec_eval_name
-
-    base, dot, params = item.partition(".")
-    if dot and base in ("ndcg", "dcg", "set_F", "rbp", "rbp_resid", "ndcg_p"):
-        return f"{base}_{params}"
-    return trec_eval_name(m) or str(m)
-
-
-def _trec_base(label: str) -> int:
-    """Position of a trec_eval name in trec_eval's print order."""
-    best, index = -1, len(_TREC_ORDER)
-    for i, base in enumerate(_TREC_ORDER):
-        if (label == base or label.startswith(base + "_")) and len(base) > best:
-            best, index = len(base), i
-    return index
-
-
-def _is_numq(m) -> bool:
-    return m.name == "NumQ"
-
-
-def _looks_trec(item: str) -> bool:
-    """True when ``item`` is written in trec_eval's syntax rather than ir_measures'."""
-    return not any(c in item for c in "@()") and (
-        "." in item or item in _TREC_ORDER or item in _NICKNAMES_WITH_RUNID
-    )
-
-
 def _parse_items(items):
     """-m items -> (measures, labels, trec_mode, runid_wanted)."""
-    from .measures import parse_measure, parse_trec_eval
+    from .measures import parse_measure, trec_eval
 
     measures, labels, trec_flags = [], [], []
     runid = False
@@ -122,23 +79,23 @@ def _parse_items(items):
         item = item.strip()
         if not item:
             raise ValueError("an empty measure name was given to -m")
-        if item in _NICKNAMES_WITH_RUNID or item == "runid":
+        if trec_eval.wants_runid(item):
             runid = True
-        trec = _looks_trec(item)
+        trec = trec_eval.is_trec_eval_syntax(item)
         trec_flags.append(trec)
         if item == "runid":
             continue
-        parsed = parse_trec_eval(item) if trec else [parse_measure(item)]
+        parsed = trec_eval.parse_trec_eval(item) if trec else [parse_measure(item)]
         for m in parsed:
             if m in measures:
                 continue
             measures.append(m)
-            labels.append(_trec_label(item, m) if trec else item)
+            labels.append(trec_eval.label(item, m) if trec else item)
     trec_mode = bool(trec_flags) and all(trec_flags)
     if trec_mode:  # trec_eval's order: its measure table, then increasing cut-off
         order = sorted(
             range(len(measures)),
-            key=lambda i: (_trec_base(labels[i]), _cutoff_key(measures[i])),
+            key=lambda i: (trec_eval.print_order(labels[i]), _cutoff_key(measures[i])),
         )
         measures = [measures[i] for i in order]
         labels = [labels[i] for i in order]
@@ -276,17 +233,11 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _measure_like(item: str) -> bool:
-    from .diversity_runs import _parse as parse_diversity
-    from .measures import parse_measure, parse_trec_eval
+    from .measures import parse_measure, trec_eval
 
     try:
-        parse_diversity(item)
-        return True
-    except (ValueError, TypeError):
-        pass
-    try:
-        if _looks_trec(item):
-            parse_trec_eval(item)
+        if trec_eval.is_trec_eval_syntax(item):
+            trec_eval.parse_trec_eval(item)
         else:
             parse_measure(item)
     except (ValueError, TypeError):
@@ -368,32 +319,6 @@ def _parse_args(argv):
 # ------------------------------------------------------------------ inputs ---
 
 
-def _tag_of(first_lines: bytes) -> str | None:
-    """The 6th field of the first line that is neither blank nor a ``#`` comment (the
-    reader skips both)."""
-    for raw in first_lines.splitlines():
-        fields = raw.decode("utf-8", "replace").lstrip("\ufeff").split()
-        if fields and not fields[0].startswith("#"):
-            return fields[5] if len(fields) >= 6 else None
-    return None
-
-
-def _run_tag(source) -> str | None:
-    """The tag (6th field) of a run's first line, as trec_eval's runid; None if unknown."""
-    from .trec import _Input  # the reader's own opening: compression, BOM, errors
-
-    # standard input and pipes are in memory (see _once): read them from the start (no
-    # copy: BytesIO hands out its bytes), decompressed, then rewind for the reader
-    position = source.tell() if isinstance(source, io.BytesIO) else None
-    try:
-        return _tag_of(_Input(source, "run").head())
-    except (OSError, EOFError, ValueError):
-        return None  # the reader will report the problem with the file
-    finally:
-        if position is not None:
-            source.seek(position)
-
-
 def _once(path):
     """A path named on the command line, readable twice (for its tag, then its data): a
     regular file stays a path; a pipe (``<(zcat run.gz)``, a FIFO) is read into memory
@@ -430,42 +355,33 @@ def _check_distinct(paths, names, format) -> None:
 
 def _load_qrels(source, subtopics=False):
     """The qrels, read once for every run, as the canonical Arrow table."""
-    from ._tables import _plain, _table, qrels_table
+    from .io.canonical import canonical_table, plain_ids, qrels_table
 
     if subtopics:
-        return _plain(_table(source, "subtopics", None))
+        return plain_ids(canonical_table(source, "subtopics", None))
     return qrels_table(source)
-
-
-class _DiversityMeasure:
-    """A diversity measure for :class:`_Result`: averaged over queries, higher is better."""
-
-    aggregate = "mean"
-    lower_is_better = False
-
-    def __init__(self, name):
-        self.name = name
 
 
 def _diversity_items(items):
     """-m items with --subtopics -> (measures, labels), names checked, repeats dropped."""
-    from .diversity_runs import _parse
+    from .evaluation.core import check_needs, measures_and_labels
 
-    labels = [label for label, *_ in _parse([item.strip() for item in items])]
-    return [_DiversityMeasure(label) for label in labels], labels
+    measures, labels = measures_and_labels([item.strip() for item in items])
+    check_needs(measures, "subtopics")
+    return measures, labels
 
 
 # --------------------------------------------------------------- evaluate ---
 
 
 def _evaluate(qrels, run, measures, args):
-    from . import runs
+    from .evaluation.runs import score_run
 
     if args.subtopics:
-        from .diversity_runs import evaluate_diversity
+        from .evaluation.diversity import evaluate_diversity
 
         table = evaluate_diversity(
-            qrels, run, [m.name for m in measures],
+            qrels, run, list(measures),
             alpha=0.5 if args.alpha is None else args.alpha, threshold=args.level,
             missing="zero" if args.complete else "skip",
             score_precision=args.score_precision, max_docs=args.max_docs,
@@ -483,7 +399,7 @@ def _evaluate(qrels, run, measures, args):
         "columns": None,
     }
     # (the table, and which of its queries the run has: -c -q prints only those)
-    return runs._evaluate(qrels, run, list(measures), **options)
+    return score_run(qrels, run, list(measures), **options)
 
 
 class _Result:
@@ -497,7 +413,8 @@ class _Result:
         self.table, self.measures, self.labels = table, measures, labels
         self.trec_mode, self.runid = trec_mode, runid
         self.kinds = [m.aggregate for m in measures]
-        self.shown = [not _is_numq(m) for m in measures]  # num_q has no per-query line
+        # trec_eval prints no per-query line for num_q
+        self.shown = [m.declaration.per_query for m in measures]
 
     def per_query(self, run_queries_only=False):
         """(query, label, value, kind) in trec_eval's order: query by query; with
@@ -515,31 +432,17 @@ class _Result:
                 yield str(q), self.labels[j], cols[j][i], self.kinds[j]
 
     def summary(self):
-        """(label, value, kind) of the ``all`` lines."""
-        import numpy as np
+        """(label, value, kind) of the ``all`` lines: :func:`rankeval.aggregate` of the
+        table, after ``num_q``, the number of queries the means are taken over."""
+        from .evaluation.aggregate import aggregate
 
+        values = aggregate(self.table, self.measures)
+        n_q = len(self.table)
         out = []
-        n_rows = len(self.table)
-        columns = [
-            np.asarray(self.table.iloc[:, j], dtype=np.float64) for j in range(len(self.labels))
-        ]
-        used = [int(np.count_nonzero(~np.isnan(c))) for c in columns]
-        mean_used = [u for u, k in zip(used, self.kinds, strict=True) if k == "mean"]
-        n_q = mean_used[0] if mean_used and len(set(mean_used)) == 1 else n_rows
-        has_numq = any(_is_numq(m) for m in self.measures)
-        if not self.trec_mode and not has_numq:
+        if not self.trec_mode and self.shown == [True] * len(self.measures):
             out.append(("num_q", n_q, "sum"))
-        for j, (label, kind) in enumerate(zip(self.labels, self.kinds, strict=True)):
-            c = columns[j]
-            if _is_numq(self.measures[j]):
-                out.append((label, n_q, "sum"))
-                continue
-            if kind == "sum":
-                out.append((label, float(np.nansum(c)), "sum"))
-                continue
-            if used[j] != n_q:
-                out.append((f"num_q({label})", used[j], "sum"))
-            out.append((label, float(np.nanmean(c)) if used[j] else math.nan, "mean"))
+        for label, value, kind in zip(self.labels, values.tolist(), self.kinds, strict=True):
+            out.append((label, value, kind))
         return out
 
 
@@ -615,7 +518,8 @@ def _table_text(results, args) -> str:
     over the whole table) and :func:`rankeval.report` marks the best mean and
     the significant wins. Otherwise a plain table of the summary values.
     """
-    from .compare import compare, report
+    from .reporting.tables import report
+    from .stats.compare import compare
 
     first = results[0]
     averaged = [j for j, m in enumerate(first.measures) if m.aggregate == "mean"]
@@ -664,15 +568,15 @@ def _plain_table(results, args, note) -> str:
 
 
 def _md(text: str) -> str:
-    from .compare import _markdown  # one markdown escape for the CLI's tables and report's
+    from .reporting.tables import markdown  # one escape for the CLI's tables and report's
 
-    return _markdown(text)
+    return markdown(text)
 
 
 def _tex(text: str) -> str:
-    from .compare import _latex  # one LaTeX escape for the CLI's tables and report's
+    from .reporting.tables import latex  # one escape for the CLI's tables and report's
 
-    return _latex(text)
+    return latex(text)
 
 
 _LINES = {"trec_eval": _trec_lines, "tsv": _tsv_lines, "jsonl": _jsonl_lines}
@@ -697,14 +601,16 @@ def _run(argv) -> int:
         stdin = _read_stdin() if "-" in args.files else None
         qrels = _load_qrels(stdin if qrels_path == "-" else qrels_path, args.subtopics)
         sources = [stdin if p == "-" else _once(p) for p in run_paths]
-        tags = [_run_tag(s) for s in sources]
+        from .io.trec import run_tag
+
+        tags = [run_tag(s) for s in sources]
         names = [p if p != "-" else "<stdin>" for p in run_paths]
         if None not in tags and len(set(tags)) == len(tags):
             names = list(tags)
         if args.format in ("markdown", "latex"):
             _check_distinct(run_paths, names, args.format)
         if not measures:  # `-m runid` alone: as trec_eval, only each run's tag
-            from .trec import read_run
+            from .io.trec import read_run
 
             for source in sources:  # each run is read (and checked) all the same
                 read_run(source, as_table=True)

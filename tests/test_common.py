@@ -127,10 +127,9 @@ JUDGED = [
     ("trec_rbp", lambda f: lambda r: f(r, 10), lambda f: lambda r, k: f(r, k)),
 ]
 for _name, _call, _k in JUDGED:
-    if hasattr(rankeval, _name):
-        _f = _get(_name)
-        METRICS.append(Metric(_name, _call(_f), pad_neutral=False, judged=True,
-                              k=None if _k is None else _k(_f)))
+    _f = _get(_name)
+    METRICS.append(Metric(_name, _call(_f), pad_neutral=False, judged=True,
+                          k=None if _k is None else _k(_f)))
 
 BY_NAME = {m.name: m for m in METRICS}
 NAMES = list(BY_NAME)

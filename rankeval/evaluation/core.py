@@ -1,0 +1,85 @@
+"""The scoring core: parsed measures + a ranked run -> per-query values.
+
+:func:`rankeval.evaluate`, :func:`rankeval.evaluate_groups` and the distributed
+partitions (through ``evaluate``) all score with :func:`score_ranked`: the queries
+are cut into blocks whose padded matrices fit a budget of cells, and every
+measure's declaration scores each block. :func:`rankeval.evaluate_diversity` scores
+its subtopic blocks with the same declarations' ``score``.
+
+Chapter: :doc:`/chapters/14_evaluating_a_run`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..measures import Measure, parse_measure, parse_measures
+
+__all__ = ["CELL_BUDGET", "measures_and_labels", "check_needs", "check_tie_averaging",
+           "score_ranked"]  # fmt: skip
+
+CELL_BUDGET = 1 << 24  # cells of one padded (queries x depth) matrix per block
+
+
+def measures_and_labels(measures):
+    """Parsed measures (repeats removed) and their column labels: each measure as the
+    caller spelled it first."""
+    items = [measures] if isinstance(measures, (str, Measure)) else measures
+    if hasattr(items, "__iter__") and not isinstance(items, (str, Measure)):
+        items = list(items)
+    parsed = parse_measures(items)
+    first = {}
+    for item in items:
+        first.setdefault(parse_measure(item), item if isinstance(item, str) else str(item))
+    return parsed, [first[m].strip() for m in parsed]
+
+
+def check_needs(measures, needs: str) -> None:
+    """Refuse measures that read other inputs than ``needs`` (a ranking, or subtopics)."""
+    for m in measures:
+        if m.declaration.needs != needs:
+            if needs == "ranking":
+                raise ValueError(
+                    f"{str(m)!r} is a diversity measure: it needs subtopic judgments; use "
+                    "rankeval.evaluate_diversity (or the command line's --subtopics)"
+                )
+            raise ValueError(
+                f"unknown diversity measure {str(m)!r}: use alpha-nDCG@k, alpha-DCG@k, "
+                "ERR-IA@k or nERR-IA@k with a cut-off k >= 1 (ndeval's names; ir_measures' "
+                "alpha_nDCG@k, ERR_IA@k, ... work too)"
+            )
+
+
+def check_tie_averaging(measures, advice: str = "") -> None:
+    """Refuse ``ties="average"`` for a measure not declared for it (``advice`` is
+    added to the message)."""
+    bad = [str(m) for m in measures if not m.declaration.tie_averaging]
+    if bad:
+        ok = " and ".join(d.name for d in _tie_averaged())
+        raise ValueError(
+            f"ties='average' (scikit-learn's tie-averaged gains) is defined for {ok} "
+            f"only, not for {', '.join(bad)}{advice}"
+        )
+
+
+def _tie_averaged():
+    from ..measures import DECLARATIONS
+
+    return [d for d in DECLARATIONS.values() if d.tie_averaging]
+
+
+def score_ranked(measures, ranked, threshold: float, max_cells: int = CELL_BUDGET) -> dict:
+    """Every measure's value for every query of a RankedRun, ``{measure: array}``.
+
+    The queries are scored block by block (``ranked.chunks(max_cells)``), so that no
+    padded grade matrix holds more than ``max_cells`` cells; int64 for the counts,
+    float64 otherwise.
+    """
+    values = {
+        m: np.empty(len(ranked), dtype=np.int64 if m.declaration.integer else np.float64)
+        for m in measures
+    }
+    for where, block in ranked.chunks(max_cells):
+        for m in measures:
+            values[m][where] = m.score(block, threshold)
+    return values
