@@ -57,6 +57,7 @@ _HOME = {
     "inversions": "stats.correlation",
     "evaluate": "evaluation.runs",
     "aggregate": "evaluation.aggregate",
+    "Conventions": "evaluation.conventions",
     "evaluate_groups": "evaluation.groups",
     "weighted_mean": "evaluation.groups",
     "evaluate_diversity": "evaluation.diversity",

@@ -56,8 +56,6 @@ from __future__ import annotations
 
 import argparse
 import io
-import json
-import math
 import os
 import sys
 
@@ -402,191 +400,14 @@ def _evaluate(qrels, run, measures, args):
     return score_run(qrels, run, list(measures), **options)
 
 
-class _Result:
-    """One run's values: per-query rows and summary rows, in print order."""
-
-    def __init__(self, name, tag, table, measures, labels, trec_mode, runid, in_run=None):
-        self.name, self.tag = name, tag
-        # per row: does the run have the query? (None: all do) trec_eval -c averages over
-        # the judged queries the run lacks, but -q prints lines only for those it has
-        self.in_run = in_run
-        self.table, self.measures, self.labels = table, measures, labels
-        self.trec_mode, self.runid = trec_mode, runid
-        self.kinds = [m.aggregate for m in measures]
-        # trec_eval prints no per-query line for num_q
-        self.shown = [m.declaration.per_query for m in measures]
-
-    def per_query(self, run_queries_only=False):
-        """(query, label, value, kind) in trec_eval's order: query by query; with
-        ``run_queries_only``, only the queries the run has (trec_eval's ``-c -q``)."""
-        import numpy as np
-
-        cols = [
-            np.asarray(self.table.iloc[:, j], dtype=np.float64) for j in range(len(self.labels))
-        ]
-        todo = [j for j in range(len(self.labels)) if self.shown[j]]
-        for i, q in enumerate(self.table.index):
-            if run_queries_only and self.in_run is not None and not self.in_run[i]:
-                continue
-            for j in todo:
-                yield str(q), self.labels[j], cols[j][i], self.kinds[j]
-
-    def summary(self):
-        """(label, value, kind) of the ``all`` lines: :func:`rankeval.aggregate` of the
-        table, after ``num_q``, the number of queries the means are taken over."""
-        from .evaluation.aggregate import aggregate
-
-        values = aggregate(self.table, self.measures)
-        n_q = len(self.table)
-        out = []
-        if not self.trec_mode and self.shown == [True] * len(self.measures):
-            out.append(("num_q", n_q, "sum"))
-        for label, value, kind in zip(self.labels, values.tolist(), self.kinds, strict=True):
-            out.append((label, value, kind))
-        return out
-
-
-# ----------------------------------------------------------------- output ---
-
-
-def _number(value, kind, digits) -> str:
-    if kind == "sum" and not math.isnan(value):
-        return str(int(round(value)))
-    return f"{value:.{digits}f}"
-
-
-def _write_lines(lines, write, batch=4096):
-    """Write an iterable of lines in batches (a -q output can have millions)."""
-    buffer = []
-    for line in lines:
-        buffer.append(line)
-        if len(buffer) >= batch:
-            write("".join(buffer))
-            buffer.clear()
-    write("".join(buffer))
-
-
-def _runid_line(value) -> str:
-    return f"{'runid':<22}\tall\t{value}\n"
-
-
-def _trec_lines(results, args):
-    several = len(results) > 1
-    for r in results:
-        if several:  # one block per run
-            yield _runid_line(r.name)
-        if args.per_query:
-            for q, label, value, kind in r.per_query(run_queries_only=True):
-                yield f"{label:<22}\t{q}\t{_number(value, kind, args.digits)}\n"
-        if args.no_summary:
-            continue
-        if r.runid and not several:
-            yield _runid_line(r.tag or r.name)
-        for label, value, kind in r.summary():
-            yield f"{label:<22}\tall\t{_number(value, kind, args.digits)}\n"
-
-
-def _rows(results, args):
-    for r in results:
-        if args.per_query:
-            yield from ((r.name, q, label, value, kind) for q, label, value, kind in r.per_query())
-        if not args.no_summary:
-            yield from ((r.name, "all", label, value, kind) for label, value, kind in r.summary())
-
-
-def _tsv_lines(results, args):
-    yield "run\tquery\tmeasure\tvalue\n"
-    for run, q, label, value, kind in _rows(results, args):
-        yield f"{run}\t{q}\t{label}\t{_number(value, kind, args.digits)}\n"
-
-
-def _jsonl_lines(results, args):
-    for run, q, label, value, kind in _rows(results, args):
-        if math.isnan(value):
-            value = None
-        elif kind == "sum":
-            value = int(round(value))
-        record = {"run": run, "query": q, "measure": label, "value": value}
-        yield json.dumps(record, ensure_ascii=False) + "\n"
-
-
-def _table_text(results, args) -> str:
-    """The markdown or LaTeX table of means, one row per run.
-
-    With several runs scored on the same two or more queries, :func:`rankeval.compare`
-    tests every pair on every averaged measure (paired t-test, Holm correction
-    over the whole table) and :func:`rankeval.report` marks the best mean and
-    the significant wins. Otherwise a plain table of the summary values.
-    """
-    from .reporting.tables import report
-    from .stats.compare import compare
-
-    first = results[0]
-    averaged = [j for j, m in enumerate(first.measures) if m.aggregate == "mean"]
-    same_queries = all(r.table.index.equals(first.table.index) for r in results)
-    enough = len(first.table.index) >= 2  # a paired test (and a bootstrap) needs two queries
-    if len(results) > 1 and same_queries and enough and averaged:
-        systems = {}
-        for r in results:
-            frame = r.table.iloc[:, averaged].copy()
-            frame.columns = [r.labels[j] for j in averaged]
-            systems[r.name] = frame
-        labels = [first.labels[j] for j in averaged]
-        table = compare(systems, labels)
-        lower = [first.labels[j] for j in averaged if first.measures[j].lower_is_better]
-        digits = min(args.digits, 15)  # report's limit
-        return report(table, args.format, digits=digits, lower_is_better=lower) + "\n"
-    note = ""
-    if len(results) > 1 and not same_queries:
-        note = (
-            "No significance marks: the runs were scored on different queries "
-            "(-c scores every judged query in every run)."
-        )
-    elif len(results) > 1 and not enough:
-        note = "No significance marks: a paired test needs at least two queries."
-    return _plain_table(results, args, note)
-
-
-def _plain_table(results, args, note) -> str:
-    labels = [label for label, _, _ in results[0].summary()]
-    rows = []
-    for r in results:
-        values = {label: (value, kind) for label, value, kind in r.summary()}
-        cells = [values.get(label, (math.nan, "mean")) for label in labels]
-        rows.append((r.name, [_number(v, k, args.digits) for v, k in cells]))
-    if args.format == "markdown":
-        lines = ["| system | " + " | ".join(_md(x) for x in labels) + " |"]
-        lines.append("| --- | " + " | ".join("---:" for _ in labels) + " |")
-        lines += [f"| {_md(name)} | " + " | ".join(cells) + " |" for name, cells in rows]
-        return "\n".join(lines) + (f"\n\n{note}" if note else "") + "\n"
-    lines = [r"\begin{tabular}{l" + "r" * len(labels) + "}", r"\toprule"]
-    lines.append("System & " + " & ".join(_tex(x) for x in labels) + r" \\")
-    lines.append(r"\midrule")
-    lines += [_tex(name) + " & " + " & ".join(cells) + r" \\" for name, cells in rows]
-    lines += [r"\bottomrule", r"\end{tabular}"] + ([f"% {note}"] if note else [])
-    return "\n".join(lines) + "\n"
-
-
-def _md(text: str) -> str:
-    from .reporting.tables import markdown  # one escape for the CLI's tables and report's
-
-    return markdown(text)
-
-
-def _tex(text: str) -> str:
-    from .reporting.tables import latex  # one escape for the CLI's tables and report's
-
-    return latex(text)
-
-
-_LINES = {"trec_eval": _trec_lines, "tsv": _tsv_lines, "jsonl": _jsonl_lines}
-
-
 # ------------------------------------------------------------------- main ---
 
 
 def _run(argv) -> int:
+    from .reporting.text import RunResult, TextOptions, lines, runid_line, table_text, write_lines
+
     parser, args = _parse_args(argv)
+    options = TextOptions(args.format, args.per_query, args.no_summary, args.digits)
     try:
         if args.subtopics:
             measures, labels = _diversity_items(args.measures or ["alpha-nDCG@20",
@@ -615,16 +436,16 @@ def _run(argv) -> int:
             for source in sources:  # each run is read (and checked) all the same
                 read_run(source, as_table=True)
             one = len(names) == 1
-            text = "".join(_runid_line((tag or name) if one else name)
+            text = "".join(runid_line((tag or name) if one else name)
                            for name, tag in zip(names, tags, strict=True))
         else:
             results = []
             for source, name, tag in zip(sources, names, tags, strict=True):
                 table, in_run = _evaluate(qrels, source, measures, args)
-                results.append(_Result(name, tag, table, measures, labels, trec_mode, runid,
-                                       in_run))
+                results.append(RunResult(name, tag, table, measures, labels, trec_mode,
+                                         runid, in_run))
             one_table = args.format in ("markdown", "latex")
-            text = _table_text(results, args) if one_table else None
+            text = table_text(results, options) if one_table else None
     except (ValueError, TypeError, OSError, LookupError) as err:
         message = " ".join(str(err).split())  # one line
         print(f"rankeval: error: {message}", file=sys.stderr)
@@ -638,7 +459,7 @@ def _run(argv) -> int:
         if text is not None:
             out.write(text)
         else:
-            _write_lines(_LINES[args.format](results, args), out.write)
+            write_lines(lines(results, options), out.write)
         out.flush()
     except BrokenPipeError:
         raise  # (main: the reader stopped reading, which is no error)

@@ -35,7 +35,7 @@ import numpy as np
 from .io.canonical import canonical_table
 from .metrics.validation import check_choice, check_k, check_threshold
 
-__all__ = ["RankedRun", "rank_run", "release_memory"]
+__all__ = ["RankedRun", "rank_run", "release_memory", "check_options"]
 
 TIES = ("trec_eval", "input", "average")
 IDEAL = ("judged", "retrieved")
@@ -592,6 +592,25 @@ def _rank_order(q, s, rows, ties: str, n_distinct: int) -> np.ndarray:
     return order.to_numpy().astype(np.intp)
 
 
+def check_options(*, threshold, ties, judged_only, missing, ideal, score_precision, grades,
+                  max_docs) -> float:
+    """Check the options of :func:`rank_run`; return the threshold as a float."""
+    threshold = check_threshold(threshold)
+    check_choice("ties", ties, TIES)
+    check_choice("missing", missing, MISSING)
+    check_choice("ideal", ideal, IDEAL)
+    check_choice("score_precision", score_precision, SCORE_PRECISION)
+    check_choice("grades", grades, GRADES)
+    if not isinstance(judged_only, (bool, np.bool_)):
+        raise TypeError(f"judged_only must be True or False, got {judged_only!r}")
+    if max_docs is not None:
+        if isinstance(max_docs, (bool, np.bool_)) or not isinstance(max_docs, (int, np.integer)):
+            raise TypeError(f"max_docs must be a positive int or None, got {max_docs!r}")
+        if max_docs <= 0:
+            raise ValueError(f"max_docs must be a positive int or None, got {max_docs}")
+    return threshold
+
+
 def rank_run(
     qrels,
     run,
@@ -712,19 +731,9 @@ def rank_run(
     """
     import pyarrow as pa
 
-    t = check_threshold(threshold)
-    check_choice("ties", ties, TIES)
-    check_choice("missing", missing, MISSING)
-    check_choice("ideal", ideal, IDEAL)
-    check_choice("score_precision", score_precision, SCORE_PRECISION)
-    check_choice("grades", grades, GRADES)
-    if not isinstance(judged_only, (bool, np.bool_)):
-        raise TypeError(f"judged_only must be True or False, got {judged_only!r}")
-    if max_docs is not None:
-        if isinstance(max_docs, (bool, np.bool_)) or not isinstance(max_docs, (int, np.integer)):
-            raise TypeError(f"max_docs must be a positive int or None, got {max_docs!r}")
-        if max_docs <= 0:
-            raise ValueError(f"max_docs must be a positive int or None, got {max_docs}")
+    t = check_options(threshold=threshold, ties=ties, judged_only=judged_only, missing=missing,
+                  ideal=ideal, score_precision=score_precision, grades=grades,
+                  max_docs=max_docs)  # fmt: skip
     if columns is not None and not isinstance(columns, dict):
         raise TypeError(f"columns must be a dict canonical name -> yours, got {columns!r}")
     qt = canonical_table(qrels, "qrels", _only(columns, ("query_id", "doc_id", "relevance")))

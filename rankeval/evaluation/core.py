@@ -14,9 +14,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..measures import Measure, parse_measure, parse_measures
+from ..metrics.declaration import check_gains
 
 __all__ = ["CELL_BUDGET", "measures_and_labels", "check_needs", "check_tie_averaging",
-           "score_ranked"]  # fmt: skip
+           "with_gain", "score_ranked", "fill_no_relevant"]  # fmt: skip
 
 CELL_BUDGET = 1 << 24  # cells of one padded (queries x depth) matrix per block
 
@@ -83,3 +84,53 @@ def score_ranked(measures, ranked, threshold: float, max_cells: int = CELL_BUDGE
         for m in measures:
             values[m][where] = m.score(block, threshold)
     return values
+
+
+def with_gain(parsed, gain, grades=None, name=None) -> list:
+    """The measures, those declared with a gain parameter given the conventions' ``gain``
+    unless they name their own (``"nDCG(gain='linear')@10"`` keeps its gain).
+
+    ``gain`` is ``"linear"``, ``"exponential"`` or a tuple of gains per whole grade
+    (LightGBM's ``label_gain``); with a tuple, every one of ``grades`` must be a whole
+    number it covers (``name``: what the grades are called in the message).
+    """
+    extra = {}
+    if isinstance(gain, str):
+        if gain == "exponential":
+            extra = {"gain": "exponential"}
+    else:
+        table = np.asarray(gain, dtype=np.float64)
+        if grades is not None:
+            g = np.asarray(grades, dtype=np.float64)
+            g = g[~np.isnan(g) & (g >= 0)]
+            bad = (g != np.round(g)) | (g >= table.size)
+            if bad.any():
+                i = int(np.flatnonzero(bad)[0])
+                where = f"{name}[{i}] is" if name else "a grade of"
+                raise ValueError(
+                    f"{where} {g[i]:g}: with a label_gain table of {table.size} gains the "
+                    f"{name or 'grades'} must be whole numbers 0..{table.size - 1}"
+                )
+        extra = {"gains": check_gains({i: v for i, v in enumerate(table.tolist())},
+                                      "label_gain")}  # fmt: skip
+        if not extra["gains"]:
+            extra = {}
+    out = []
+    for m in parsed:
+        own = {"gain", "gains"} & set(m.param)
+        if m.declaration.gain and extra and not own:
+            m = Measure(m.name, m.cutoff, tuple(sorted({**m.param, **extra}.items())))
+        out.append(m)
+    return out
+
+
+def fill_no_relevant(values, parsed, ranked, threshold, no_relevant) -> None:
+    """Give every measure bounded by [0, 1] the value ``no_relevant`` on the queries with
+    no relevant document (LightGBM's and XGBoost's 1); None leaves the values alone."""
+    if no_relevant is None:
+        return
+    empty = ranked.n_relevant(threshold) == 0
+    if empty.any():
+        for m in parsed:
+            if m.declaration.bounds == (0.0, 1.0) and m.aggregate == "mean":
+                values[m][empty] = no_relevant

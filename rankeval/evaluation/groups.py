@@ -39,24 +39,33 @@ Chapter: :doc:`/chapters/21_recommenders_and_ltr`.
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
-from ..measures import Measure, parse_measure
-from ..metrics.validation import check_threshold
 from ..ranking import RankedRun
 from .aggregate import aggregate
-from .core import CELL_BUDGET, check_needs, check_tie_averaging, measures_and_labels, score_ranked
+from .conventions import PRESETS
+from .core import (
+    CELL_BUDGET,
+    check_needs,
+    check_tie_averaging,
+    fill_no_relevant,
+    measures_and_labels,
+    score_ranked,
+    with_gain,
+)
 
 __all__ = ["evaluate_groups", "weighted_mean", "CONVENTIONS"]
 
-#: The conventions of :func:`~rankeval.evaluate_groups`: no_relevant, gain, ties.
+#: The conventions of :func:`~rankeval.evaluate_groups`: no_relevant, gain, ties, read
+#: from :data:`rankeval.evaluation.conventions.PRESETS` (arrays have no document ids:
+#: trec_eval's ties by id become row order)
 CONVENTIONS = {
-    "trec_eval": {"no_relevant": None, "gain": "linear", "ties": "input"},
-    "lightgbm": {"no_relevant": 1.0, "gain": "exponential", "ties": "input"},
-    "xgboost": {"no_relevant": 1.0, "gain": "exponential", "ties": "input"},
-    "sklearn": {"no_relevant": None, "gain": "linear", "ties": "average"},
+    name: {
+        "no_relevant": PRESETS[name].no_relevant,
+        "gain": PRESETS[name].gain,
+        "ties": "input" if PRESETS[name].ties == "trec_eval" else PRESETS[name].ties,
+    }
+    for name in ("trec_eval", "lightgbm", "xgboost", "sklearn")
 }
 _MAX_LABEL = {"lightgbm": 30, "xgboost": 31}  # the libraries' limits with 2^l - 1
 _SORT_CELLS = 1 << 21  # cells of one padded matrix of scores to sort
@@ -213,43 +222,6 @@ def _rank_contiguous(codes, scores, n_groups):
         out[rows[inside]] = np.take_along_axis(rows, pos, axis=1)[inside]
         done += take
     return out
-
-
-def _measures(measures, gain, labels):
-    """Parse measures; give nDCG and DCG the convention's gain unless they name one."""
-    parsed, labels_out = measures_and_labels(measures)
-    check_needs(parsed, "ranking")
-    extra = {}
-    if isinstance(gain, str):
-        if gain not in ("linear", "exponential"):
-            raise ValueError(
-                f"gain must be 'linear', 'exponential' or a sequence of gains per label "
-                f"(LightGBM's label_gain), got {gain!r}"
-            )
-        if gain == "exponential":
-            extra = {"gain": "exponential"}
-    else:
-        table = np.asarray(gain, dtype=np.float64)
-        if table.ndim != 1 or table.size == 0 or not np.all(np.isfinite(table)):
-            raise ValueError("gain as a sequence (LightGBM's label_gain) must be finite numbers")
-        whole = labels == np.round(labels)
-        if not whole.all() or labels.max(initial=0) >= table.size:
-            i = int(np.flatnonzero(~whole | (labels >= table.size))[0])
-            raise ValueError(
-                f"labels[{i}] is {labels[i]:g}: with a label_gain table of {table.size} "
-                f"gains the labels must be whole numbers 0..{table.size - 1}"
-            )
-        check = parse_measure("nDCG").declaration.param("gains").check
-        extra = {"gains": check({i: g for i, g in enumerate(table.tolist())}, "label_gain")}
-        if not extra["gains"]:
-            extra = {}
-    out = []
-    for m in parsed:
-        own = {"gain", "gains"} & set(m.param)
-        if m.declaration.gain and extra and not own:
-            m = Measure(m.name, m.cutoff, tuple(sorted({**m.param, **extra}.items())))
-        out.append(m)
-    return out, labels_out
 
 
 def _weights(weights, row_weights, codes, ids, n):
@@ -425,27 +397,24 @@ def evaluate_groups(
     are :math:`2^l - 1` (1 over :math:`3 + 1/\log_2 3`). Query 1 has no
     relevant row: 0 for trec_eval, 1 for LightGBM.
     """
-    if convention not in CONVENTIONS:
+    if not isinstance(convention, str) or convention not in CONVENTIONS:
         raise ValueError(
             f"convention must be one of {', '.join(map(repr, CONVENTIONS))}, got {convention!r}"
         )
-    preset = CONVENTIONS[convention]
-    no_relevant = preset["no_relevant"] if _is_default(no_relevant) else no_relevant
-    gain = preset["gain"] if _is_default(gain) else gain
-    ties = preset["ties"] if _is_default(ties) else ties
+    preset = PRESETS[convention]
+    ties = CONVENTIONS[convention]["ties"] if _is_default(ties) else ties
     if ties not in ("input", "average"):
         extra = " (trec_eval's order by document id needs ids: use rankeval.evaluate)"
         raise ValueError(
             f"ties must be 'input' or 'average', got {ties!r}"
             + (extra if ties == "trec_eval" else "")
         )
-    if no_relevant is not None:
-        if isinstance(no_relevant, (bool, np.bool_)) or not isinstance(no_relevant, numbers.Real):
-            raise TypeError(f"no_relevant must be a number or None, got {no_relevant!r}")
-        if not np.isfinite(no_relevant):
-            raise ValueError(f"no_relevant must be finite, got {no_relevant}")
-        no_relevant = float(no_relevant)
-    t = check_threshold(threshold)
+    chosen = preset.replace(
+        threshold=threshold, ties=ties, ideal="judged",
+        gain=preset.gain if _is_default(gain) else gain,
+        no_relevant=preset.no_relevant if _is_default(no_relevant) else no_relevant,
+    )  # fmt: skip
+    t, gain, no_relevant = chosen.threshold, chosen.gain, chosen.no_relevant
 
     y = _array(labels, "labels")
     s = _array(scores, "scores")
@@ -477,7 +446,9 @@ def evaluate_groups(
                 "gain='linear' or your own table of gains"
             )
     (codes, ids, sizes), index_name = _groups(group, y.size, group_kind)
-    parsed, names = _measures(measures, gain, y)
+    parsed, names = measures_and_labels(measures)
+    check_needs(parsed, "ranking")
+    parsed = with_gain(parsed, gain, y, "labels")
     if ties == "average":
         check_tie_averaging(parsed)
     w = _weights(weights, row_weights, codes, ids, y.size)
@@ -505,12 +476,7 @@ def evaluate_groups(
         judged_offsets=offsets,
     )
     values = score_ranked(parsed, ranked, t, CELL_BUDGET)
-    if no_relevant is not None:
-        empty = ranked.n_relevant(t) == 0
-        if empty.any():
-            for m in parsed:  # the measures whose values lie in [0, 1]
-                if m.declaration.bounds == (0.0, 1.0) and m.aggregate == "mean":
-                    values[m][empty] = no_relevant
+    fill_no_relevant(values, parsed, ranked, t, no_relevant)
 
     import pandas as pd
 

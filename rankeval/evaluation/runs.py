@@ -15,12 +15,15 @@ from __future__ import annotations
 import numpy as np
 
 from ..ranking import rank_run, release_memory
+from .conventions import conventions as as_conventions
 from .core import (
     CELL_BUDGET,
     check_needs,
     check_tie_averaging,
+    fill_no_relevant,
     measures_and_labels,
     score_ranked,
+    with_gain,
 )
 
 __all__ = ["evaluate", "score_run"]
@@ -40,6 +43,7 @@ def evaluate(
     grades="float",
     max_docs=None,
     columns=None,
+    conventions=None,
 ):
     r"""Score every query of a run with the given measures.
 
@@ -109,6 +113,14 @@ def evaluate(
         Column names of DataFrame and Arrow inputs, canonical -> yours:
         ``{"query_id": "user", "doc_id": "item", "score": "pred",
         "relevance": "rating"}``.
+    conventions : str or Conventions, optional
+        A preset, ``"trec_eval"`` (the defaults above), ``"pytrec_eval"``,
+        ``"sklearn"``, ``"lightgbm"`` or ``"xgboost"``, or a
+        :class:`~rankeval.Conventions`; the keyword arguments above that differ
+        from their defaults override it. The LightGBM and XGBoost presets also
+        give nDCG and DCG the gain :math:`2^g - 1` and a query without a
+        relevant document the value 1 for the measures bounded by [0, 1] (see
+        :mod:`rankeval.evaluation.conventions`).
 
     Returns
     -------
@@ -175,27 +187,32 @@ def evaluate(
     frame, _ = score_run(
         qrels, run, measures, threshold=threshold, ties=ties, ideal=ideal, missing=missing,
         judged_only=judged_only, score_precision=score_precision, grades=grades,
-        max_docs=max_docs, columns=columns,
+        max_docs=max_docs, columns=columns, conventions=conventions,
     )  # fmt: skip
     return frame
 
 
 def score_run(qrels, run, measures, *, threshold=1, ties="trec_eval", ideal="judged",
               missing="skip", judged_only=False, score_precision="double", grades="float",
-              max_docs=None, columns=None):  # fmt: skip
+              max_docs=None, columns=None, conventions=None):  # fmt: skip
     """:func:`evaluate`'s table, and for each of its rows whether the query has a line in
     the run (the command line's ``-c -q`` prints no line for the others, as trec_eval)."""
+    chosen = as_conventions(
+        conventions, threshold=threshold, ties=ties, ideal=ideal, missing=missing,
+        judged_only=judged_only, score_precision=score_precision, grades=grades,
+        max_docs=max_docs,
+    )  # fmt: skip
     parsed, labels = measures_and_labels(measures)
     check_needs(parsed, "ranking")
-    if ties == "average":
+    if chosen.ties == "average":
         check_tie_averaging(
             parsed, "; evaluate those with ties='trec_eval' or ties='input' in a separate call"
         )
-    ranked = rank_run(
-        qrels, run, threshold=threshold, ties=ties, judged_only=judged_only,
-        missing=missing, ideal=ideal, score_precision=score_precision, grades=grades,
-        max_docs=max_docs, columns=columns,
-    )  # fmt: skip
+    ranked = rank_run(qrels, run, **chosen.ranking_options(), columns=columns)
+    if chosen.gain != "linear":
+        grades_seen = None if isinstance(chosen.gain, str) else np.concatenate(
+            [ranked.grades, ranked.judged])  # fmt: skip
+        parsed = with_gain(parsed, chosen.gain, grades_seen)
     empty = np.flatnonzero(ranked.lengths == 0)
     if empty.size:
         undefined = [str(m) for m in parsed if m.lower_is_better and m.cutoff is None]
@@ -207,6 +224,7 @@ def score_run(qrels, run, measures, *, threshold=1, ties="trec_eval", ideal="jud
                 f"{undefined[0]}@1000, so that it scores k + 1"
             )
     values = score_ranked(parsed, ranked, ranked.threshold, CELL_BUDGET)
+    fill_no_relevant(values, parsed, ranked, ranked.threshold, chosen.no_relevant)
 
     import pandas as pd
 

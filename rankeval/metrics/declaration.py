@@ -34,6 +34,7 @@ __all__ = [
     "check_scale",
     "show",
     "as_number",
+    "check_gains",
 ]
 
 
@@ -86,11 +87,13 @@ class Param:
                 raise bad(" or ".join(map(repr, self.choices)))
             return value
         if self.kind == "gains":
-            return _check_gains(value, text)
+            return check_gains(value, text)
         raise AssertionError(self.kind)  # pragma: no cover
 
 
-def _check_gains(value, text):
+def check_gains(value, text):
+    """A map grade -> gain, checked, as the canonical tuple of the grades whose gain is
+    not the grade itself (``text`` names the measure in messages)."""
     if isinstance(value, dict):
         value = tuple(value.items())
     try:
