@@ -83,6 +83,23 @@ def test_every_declaration_has_a_row():
     assert all(DECLARATIONS[n].needs == "subtopics" for n in SUBTOPIC_ROWS)
 
 
+def test_every_metric_module_is_registered():
+    # a metric module that declares measures but is missing from the registry's list
+    # would be silently left out
+    import importlib
+    import pkgutil
+
+    import rankeval.metrics
+    from rankeval.measures import registry
+
+    declaring = {
+        name
+        for _, name, _ in pkgutil.iter_modules(rankeval.metrics.__path__)
+        if hasattr(importlib.import_module(f"rankeval.metrics.{name}"), "DECLARATIONS")
+    }
+    assert declaring == {m.__name__.rpartition(".")[2] for m in registry._MODULES}
+
+
 def test_every_metric_function_is_public():
     functions = {d.function for d in DECLARATIONS.values() if d.function is not None}
     for f in functions:

@@ -14,30 +14,10 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass
+from importlib import import_module
 
 import numpy as np
 
-from ..metrics import (
-    average_precision,
-    average_recall,
-    bpref,
-    counts,
-    dcg,
-    diversity,
-    err,
-    graded_average_precision,
-    hit,
-    infap,
-    interpolated_precision,
-    judged,
-    precision_recall,
-    r_precision,
-    rank_position,
-    rbp,
-    reciprocal_rank,
-    set_measures,
-    trec_rbp,
-)
 from ..metrics.declaration import Declaration, Param, as_number, show
 
 __all__ = [
@@ -53,27 +33,30 @@ __all__ = [
 ]
 
 # The metric modules whose declarations make the registry, in the order of --help and
-# of the API page's table. A new measure's module is one more line here.
-_MODULES = (
-    precision_recall,
-    hit,
-    average_precision,
-    reciprocal_rank,
-    dcg,
-    err,
-    rbp,
-    average_recall,
-    graded_average_precision,
-    rank_position,
-    r_precision,
-    bpref,
-    interpolated_precision,
-    infap,
-    judged,
-    set_measures,
-    trec_rbp,
-    counts,
-    diversity,
+# of the API page's table: a new measure's module is one more line here.
+_MODULES = tuple(
+    import_module(f"rankeval.metrics.{name}")
+    for name in (
+        "precision_recall",
+        "hit",
+        "average_precision",
+        "reciprocal_rank",
+        "dcg",
+        "err",
+        "rbp",
+        "average_recall",
+        "graded_average_precision",
+        "rank_position",
+        "r_precision",
+        "bpref",
+        "interpolated_precision",
+        "infap",
+        "judged",
+        "set_measures",
+        "trec_rbp",
+        "counts",
+        "diversity",
+    )
 )
 
 #: name -> :class:`Declaration` of every measure.
