@@ -114,7 +114,8 @@ def aggregate(frame, measures=None, *, weights=None):
     a measure over queries is its "mean" form (MAP, MRR, ...). This is the one
     aggregation of rankeval: the command line, :func:`rankeval.weighted_mean`,
     ``rankeval.dask.means`` and ``rankeval.spark.means`` all use it, the last
-    two through its (sums, counts) form (:func:`totals`, :func:`from_totals`).
+    two through its (sums, counts) form (``totals`` and ``from_totals`` of
+    ``rankeval.evaluation.aggregate``).
 
     Chapter: :doc:`/chapters/14_evaluating_a_run`.
 

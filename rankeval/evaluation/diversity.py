@@ -1,7 +1,7 @@
 r"""Evaluate a whole run for diversity, as ndeval does: subtopic qrels, one row per query.
 
 :func:`evaluate_diversity` is :func:`rankeval.evaluate` for the measures of
-:mod:`rankeval.diversity` (alpha-nDCG, alpha-DCG, ERR-IA, nERR-IA). It reads
+:mod:`rankeval.metrics.diversity` (alpha-nDCG, alpha-DCG, ERR-IA, nERR-IA). It reads
 the subtopic judgments (:mod:`rankeval.io`), numbers each judged
 (query, document) pair, ranks the run once with :func:`rankeval.rank_run`
 (which carries each ranked document's pair number as its "grade"), and

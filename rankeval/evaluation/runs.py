@@ -120,7 +120,7 @@ def evaluate(
         from their defaults override it. The LightGBM and XGBoost presets also
         give nDCG and DCG the gain :math:`2^g - 1` and a query without a
         relevant document the value 1 for the measures bounded by [0, 1] (see
-        :mod:`rankeval.evaluation.conventions`).
+        :class:`~rankeval.Conventions`).
 
     Returns
     -------

@@ -11,7 +11,7 @@ measures (``alpha-nDCG@20``, ``ERR-IA@20``, in any letter case) need subtopic
 judgments: :func:`rankeval.evaluate_diversity` computes them.
 
 Every measure is declared once, in the module of its formula
-(:class:`~rankeval.metrics.declaration.Declaration`): its names, its typed
+(a ``Declaration`` of ``rankeval.metrics.declaration``): its names, its typed
 parameters with their defaults and ranges, its trec_eval spelling and print
 order, how its per-query values aggregate over queries (mean, or sum for the
 counts), its bounds, whether lower is better, and the function that scores a
