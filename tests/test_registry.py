@@ -280,3 +280,26 @@ def test_evaluate_diversity_per_query_equals_the_function(name):
         r, j = _matrices(qrels, run, q)
         assert got[q] == pytest.approx(float(call(f, r, j)), rel=1e-12, abs=1e-12), q
         assert low <= got[q] <= high
+
+
+@pytest.mark.parametrize("name", RANKING)
+def test_command_line_prints_evaluate_and_aggregate(name, tmp_path, capsys):
+    from rankeval.cli import main
+
+    spelling = ROWS[name][0]
+    qpath, rpath = tmp_path / "qrels", tmp_path / "run"
+    rankeval.write_qrels(QRELS, qpath)
+    rankeval.write_run(RUN, rpath)
+    assert main(["-q", "--format", "tsv", "--digits", "17", "-m", spelling,
+                 str(qpath), str(rpath)]) == 0  # fmt: skip
+    out = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out), sep="\t",
+                      dtype={"query": str})  # fmt: skip
+    out = out[out["measure"] == spelling].set_index("query")["value"]
+    want = rankeval.evaluate(qpath, rpath, spelling)
+    summary = rankeval.aggregate(want)[spelling]
+    if DECLARATIONS[name].per_query:
+        got = out.drop("all")
+        assert got.index.tolist() == want.index.tolist()
+        np.testing.assert_allclose(got.to_numpy(), want[spelling].to_numpy(), rtol=1e-15,
+                                   atol=1e-16)  # fmt: skip
+    assert out["all"] == pytest.approx(summary, rel=1e-15, abs=1e-16)

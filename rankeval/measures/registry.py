@@ -481,6 +481,8 @@ def _spelling(d) -> str:
 def _trec_note(d) -> str:
     cut = ".r" if d.cutoff == "recall" else ".k"
     names = [n for n in (d.trec_eval, d.trec_eval_cut and d.trec_eval_cut + cut) if n]
+    if d.needs == "subtopics":
+        return " [subtopic qrels: --subtopics]"
     return f" [trec_eval: {', '.join(names)}]" if names else ""
 
 
