@@ -41,16 +41,14 @@ __all__ = ["Conventions", "PRESETS", "conventions"]
 class Conventions:
     """Every convention of an evaluation; checked once, when made.
 
+    ``ties``, ``ideal``, ``missing``, ``judged_only``, ``score_precision``,
+    ``grades`` and ``max_docs`` are the keyword arguments of the same names of
+    :func:`rankeval.evaluate`, with the same values and defaults.
+
     Attributes
     ----------
     threshold : float
         A grade ``>= threshold`` is relevant for the binary measures.
-    ties, ideal, missing, judged_only, score_precision, grades, max_docs
-        As the keyword arguments of the same names of :func:`rankeval.evaluate`
-        (``ties``: ``"trec_eval"``, ``"input"`` or ``"average"``; ``ideal``:
-        ``"judged"`` or ``"retrieved"``; ``missing``: ``"skip"`` or ``"zero"``;
-        ``score_precision``: ``"double"`` or ``"float"``; ``grades``:
-        ``"float"`` or ``"trec_eval"``; ``max_docs``: an int or None).
     gain : {"linear", "exponential"} or tuple of float
         Gain of nDCG and DCG measures that do not name their own: the grade,
         :math:`2^g - 1`, or a gain per whole grade (LightGBM's ``label_gain``).
