@@ -37,7 +37,7 @@ streaming CSV reader and its compute kernels (``pyarrow``), not by
 hand-written tokenising: it compares ids as exact strings, and gives columnar
 tables that pandas, polars, Dask and Spark all read. End to end, ``evaluate``
 from files takes less than half of pytrec_eval's time (measured by
-``benchmarks/bench_runs.py``; the README quotes the table). A file in the usual
+``benchmarks/bench_runs.py``; its table is in ``benchmarks/README.md``). A file in the usual
 layout (single spaces or single tabs between fields) is read in one pass with
 typed columns; any other file (runs of whitespace, extra fields, comments,
 blank lines, a bad value) is read again as one line per row, split with
