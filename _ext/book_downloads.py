@@ -6,7 +6,8 @@ At the start of an HTML build this extension puts into ``_build/html/_downloads/
   (distribution name ``rankeval-book``; the import name stays ``rankeval``);
 * ``ranking-evaluation-notebooks.zip``: the checkout's layout, cut to what the
   notebooks need: ``chapters/`` (every chapter notebook with its stored outputs, and
-  ``bookstyle.py``, the plotting style every chapter imports), ``data/`` (the Cranfield
+  ``bookstyle.py``, the plotting style every chapter imports), ``guide/`` (the user
+  guide's notebooks), ``data/`` (the Cranfield
   collection a chapter reads as ``../data/cranfield``), ``requirements.txt``, the wheel,
   and a README with the commands below;
 * the PDF edition, when a LaTeX build made it before: ``book_pdf``, by default
@@ -33,6 +34,7 @@ import zipfile
 from pathlib import Path
 
 from docutils import nodes
+from export_notebooks import exported_text  # chapters that read well outside the site
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 from sphinx.util import logging
@@ -88,16 +90,21 @@ def build_wheel(root: Path, target: Path) -> Path:
 
 
 def build_zip(root: Path, target: Path, notebooks: list[str], wheel: Path) -> Path:
-    """chapters/ (notebooks and bookstyle.py), data/, requirements.txt, the wheel, a README."""
+    """chapters/ (notebooks and bookstyle.py), guide/, data/, requirements.txt, the wheel, a README."""
     path = target / ZIP_NAME
     top = "ranking-evaluation"
     files = [root / f"{docname}.ipynb" for docname in notebooks]
-    files += [root / "chapters" / "bookstyle.py", root / "requirements.txt"]
+    files += [root / "chapters" / "bookstyle.py", root / "chapters" / "answers.json",
+              root / "requirements.txt"]  # fmt: skip
     if (root / "data").is_dir():
         files += sorted(p for p in (root / "data").rglob("*") if p.is_file())
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as zf:
         for source in files:
-            zf.write(source, f"{top}/{source.relative_to(root).as_posix()}")
+            name = f"{top}/{source.relative_to(root).as_posix()}"
+            if source.suffix == ".ipynb":  # numbers instead of glue roles, no MyST fences
+                zf.writestr(name, exported_text(source))
+            else:
+                zf.write(source, name)
         zf.write(wheel, f"{top}/{wheel.name}")
         zf.writestr(f"{top}/README.txt", README.format(wheel=wheel.name))
     return path
@@ -113,7 +120,8 @@ def prepare(app: Sphinx) -> None:
     target.mkdir(parents=True, exist_ok=True)
     notebooks = sorted(
         str(p.relative_to(root).with_suffix("").as_posix())
-        for p in (root / "chapters").glob("*.ipynb")
+        for folder in ("chapters", "guide")
+        for p in (root / folder).glob("*.ipynb")
     )
     wheel = build_wheel(root, target)
     files = {"wheel": wheel.name, "zip": build_zip(root, target, notebooks, wheel).name}

@@ -1,4 +1,4 @@
-"""Benchmark: evaluating whole TREC runs with rankeval, pytrec_eval and ranx.
+"""Benchmark: evaluating whole TREC runs with rankeval, pytrec_eval, ir_measures and ranx.
 
 Generates synthetic, seeded TREC runs and qrels, then times for each tool
 
@@ -30,6 +30,9 @@ objects, and ``evaluate`` returns a pandas DataFrame, so plain rankeval's first 
 includes pandas' import. This row's first call is the rest of the first call; the import
 column shows what moved there. (A split of the time, not a faster path.)
 
+ir_measures (which calls pytrec_eval for these measures) runs in this Python when it is
+installed, and is skipped with a message when it is not.
+
 ranx is not a dependency of this project: it is run from a separate virtual
 environment (``--ranx-python``, default ``/tmp/ranxvenv/bin/python``) if one
 exists; otherwise it is skipped with a message.
@@ -40,6 +43,7 @@ Usage::
     python benchmarks/bench_runs.py --sizes 10000x100 --repeat 3
     python benchmarks/bench_runs.py --sizes 10000x100 --shuffle   # lines in random order
     python benchmarks/bench_runs.py --markdown table.md   # also write a table
+    python benchmarks/bench_runs.py --json runs.json      # every measurement, for plot_runs.py
 """
 
 from __future__ import annotations
@@ -58,13 +62,14 @@ import numpy as np
 # pandas imported first, inside the timed import (worker)
 RANKEVAL_TOOLS = ("rankeval", "rankeval-sysmalloc", "rankeval-pandas-first")
 
-MEASURES = {  # column -> (rankeval, pytrec_eval, ranx)
+MEASURES = {  # column -> (rankeval and ir_measures, pytrec_eval, ranx)
     "nDCG@10": ("nDCG@10", "ndcg_cut_10", "ndcg@10"),
     "AP": ("AP", "map", "map"),
     "RR": ("RR", "recip_rank", "mrr"),
     "P@10": ("P@10", "P_10", "precision@10"),
     "R@100": ("R@100", "recall_100", "recall@100"),
 }
+PEERS = ("pytrec_eval", "ir_measures", "ranx")
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -232,6 +237,20 @@ def worker(tool: str, mode: str, qrels_path: str, run_path: str, repeat: int) ->
             n = len(result)
             return {col: sum(r[v[1]] for r in result.values()) / n for col, v in MEASURES.items()}
 
+    elif tool == "ir_measures":
+        import ir_measures
+
+        measures = [ir_measures.parse_measure(v[0]) for v in MEASURES.values()]
+
+        def call():
+            if mode == "files":
+                qrels = ir_measures.read_trec_qrels(qrels_path)
+                run = ir_measures.read_trec_run(run_path)
+            else:
+                qrels, run = qrels_d, run_d
+            scores = ir_measures.calc_aggregate(measures, qrels, run)
+            return {col: float(scores[m]) for col, m in zip(MEASURES, measures, strict=True)}
+
     elif tool == "ranx":
         from ranx import Qrels, Run, evaluate
 
@@ -357,6 +376,46 @@ def _ratios(results: dict) -> list:
     return lines
 
 
+def _versions(tools) -> dict:
+    """The version of each tool's package in this Python (ranx: in its own venv)."""
+    from importlib import metadata
+
+    packages = {"rankeval": "rankeval-book", "pytrec_eval": "pytrec-eval-terrier",
+                "ir_measures": "ir_measures"}
+    out = {}
+    for tool in tools:
+        name = packages.get(tool.split("-")[0] if tool.startswith("rankeval") else tool)
+        try:
+            out[tool] = metadata.version(name) if name else None
+        except metadata.PackageNotFoundError:
+            out[tool] = None
+    return out
+
+
+def _write_json(path: Path, args, results_by: dict) -> None:
+    """Every worker's measurement, with the conditions of the run."""
+    import datetime
+    import platform
+
+    records = []
+    for (size, mode, tool), runs in results_by.items():
+        n_queries, depth = (int(x) for x in size.split()[0].lower().split("x"))
+        for round_, result in enumerate(runs):
+            records.append({"size": size, "queries": n_queries, "depth": depth,
+                            "run_lines": n_queries * depth, "mode": mode, "tool": tool,
+                            "round": round_, **result})
+    tools = sorted({tool for _, _, tool in results_by})
+    meta = {"date": datetime.date.today().isoformat(), "cores": os.cpu_count(),
+            "machine": platform.machine(), "python": platform.python_version(),
+            "repeat": args.repeat, "cold_runs": args.cold_runs, "shuffle": args.shuffle,
+            "versions": _versions(tools), "argv": sys.argv[1:]}
+    if "ranx" in tools:  # from its own virtual environment
+        asked = subprocess.run([args.ranx_python, "-c", "import importlib.metadata as m; "
+                                "print(m.version('ranx'))"], capture_output=True, text=True)
+        meta["versions"]["ranx"] = asked.stdout.strip() or None
+    path.write_text(json.dumps({"meta": meta, "measurements": records}, indent=1) + "\n")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", nargs="+", default=["10000x100", "7000x1000"])
@@ -367,8 +426,8 @@ def main(argv=None):
     parser.add_argument(
         "--tools",
         nargs="+",
-        default=["rankeval", "pytrec_eval", "ranx"],
-        choices=[*RANKEVAL_TOOLS, "pytrec_eval", "ranx"],
+        default=["rankeval", "pytrec_eval", "ir_measures", "ranx"],
+        choices=[*RANKEVAL_TOOLS, *PEERS],
     )
     parser.add_argument(
         "--modes",
@@ -382,6 +441,8 @@ def main(argv=None):
         help="the files' lines in random order (files and dicts modes read the same files)",
     )
     parser.add_argument("--markdown", help="also write the table, in Markdown, to this file")
+    parser.add_argument("--json", help="also write every measurement, as JSON, to this file "
+                        "(benchmarks/plot_runs.py draws the chart from it)")
     parser.add_argument("--worker", nargs=4, metavar=("TOOL", "MODE", "QRELS", "RUN"))
     args = parser.parse_args(argv)
     if args.worker:
@@ -396,6 +457,12 @@ def main(argv=None):
             "python -m venv /tmp/ranxvenv && /tmp/ranxvenv/bin/pip install ranx)"
         )
         tools.remove("ranx")
+    if "ir_measures" in tools:
+        import importlib.util
+
+        if importlib.util.find_spec("ir_measures") is None:
+            print("ir_measures skipped: not installed in this Python (pip install ir_measures)")
+            tools.remove("ir_measures")
     header = ["size", "mode", "tool", "import s", "first call s", "warm s", "before MB",
               "peak MB", *MEASURES]
     rows = []
@@ -441,6 +508,8 @@ def main(argv=None):
     if ratios:
         print()
         print("\n".join(ratios))
+    if args.json:
+        _write_json(Path(args.json), args, results_by)
     if args.markdown:
         lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
         lines += ["| " + " | ".join(row) + " |" for row in rows]

@@ -16,6 +16,14 @@ Usage in a chapter's first code cell::
 
 from __future__ import annotations
 
+import hashlib
+import json
+import math
+import textwrap
+from fractions import Fraction
+from numbers import Real
+from pathlib import Path
+
 import matplotlib as mpl
 
 __all__ = [
@@ -26,7 +34,9 @@ __all__ = [
     "IRRELEVANT_MARKER",
     "RELEVANT_HATCH",
     "IRRELEVANT_HATCH",
+    "check",
     "glue",
+    "is_right",
     "use",
 ]
 
@@ -108,3 +118,132 @@ def glue(name: str, value):
 
     plain = value.item() if hasattr(value, "item") and getattr(value, "ndim", 1) == 0 else value
     _glue(name, plain, display=False)
+
+
+# ---------------------------------------------------------------------------------------
+# Self-checks: ``check("8.1", answer)`` in an exercise tells the reader whether a number
+# is right without printing the book's own value. chapters/answers.json stores, for each
+# checked exercise, what to ask for, a hint, and for each number a salted digest of the
+# value rounded to the stated decimals (`python3 _ext/teaching.py answers` writes the
+# digests from the values the solutions glue or print; tests/test_selfcheck.py proves
+# that every check accepts the book's value and refuses a wrong one). A digest is not a
+# secret a determined reader cannot crack, only a number that is not in plain sight.
+
+ANSWERS = Path(__file__).with_name("answers.json")
+_SALT = "rankeval-book"
+
+
+def answer_digest(exercise: str, part: int, rounded: int) -> str:
+    """The stored digest of part `part` (0-based) of `exercise` for an answer that,
+    times ``10**decimals``, rounds to the integer `rounded`."""
+    text = f"{_SALT}|{exercise}|{part}|{rounded}"
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:20]
+
+
+def _answers() -> dict:
+    return json.loads(ANSWERS.read_text(encoding="utf-8"))["exercises"]
+
+
+def _number(value, what: str) -> float:
+    """A reader's number as a float: int, float, Fraction, NumPy scalar or 0-d array."""
+    if hasattr(value, "item") and getattr(value, "ndim", 1) == 0:
+        value = value.item()
+    if isinstance(value, bool) or not isinstance(value, (Real, Fraction)):
+        raise TypeError(f"{what} must be a number (int, float or Fraction), got {value!r}")
+    return float(value)
+
+
+def _parts(exercise: str, answer) -> tuple[dict, list[float]]:
+    entries = _answers()
+    if exercise not in entries:
+        raise ValueError(f"no self-check for exercise {exercise!r}; the checks are "
+                         f"{', '.join(sorted(entries, key=_order))}")
+    entry = entries[exercise]
+    n = len(entry["parts"])
+    if n == 1:
+        values = [answer]
+    elif isinstance(answer, (list, tuple)) and len(answer) == n:
+        values = list(answer)
+    else:
+        raise TypeError(f"exercise {exercise} wants {n} numbers in `answer`, as a tuple "
+                        f"in this order: {'; '.join(p['name'] for p in entry['parts'])}")
+    names = [p["name"] for p in entry["parts"]]
+    return entry, [_number(v, f"the answer ({name})") for v, name in zip(values, names, strict=True)]
+
+
+def _order(exercise: str) -> tuple[int, int]:
+    chapter, number = exercise.split(".")
+    return int(chapter), int(number)
+
+
+def _part_is_right(exercise: str, index: int, part: dict, value: float) -> bool:
+    if not math.isfinite(value):
+        return False
+    scaled = round(value * 10 ** part["decimals"])
+    # a decimal answer may round one step away from the stored value; a whole number
+    # (a count, a position) must be exact
+    steps = (-1, 0, 1) if part["decimals"] else (0,)
+    return any(answer_digest(exercise, index, scaled + step) == part["digest"]
+               for step in steps)
+
+
+def is_right(exercise: str, answer) -> list[bool]:
+    """For each number the exercise asks for: is `answer` right? (No printing.)
+
+    Parameters
+    ----------
+    exercise : str
+        The exercise's number, "chapter.exercise", e.g. ``"8.1"``.
+    answer : number or tuple of numbers
+        One number, or a tuple in the order the exercise's check asks for.
+
+    Returns
+    -------
+    list of bool
+        One entry per number.
+
+    Raises
+    ------
+    ValueError
+        If the exercise has no self-check.
+    TypeError
+        If `answer` is not a number, or not a tuple of the right length.
+    """
+    entry, values = _parts(exercise, answer)
+    return [_part_is_right(exercise, i, part, value)
+            for i, (part, value) in enumerate(zip(entry["parts"], values, strict=True))]
+
+
+def check(exercise: str, answer) -> None:
+    """Say whether `answer` to `exercise` is right, with a hint when it is not.
+
+    ``answer = None`` (the cell as the book ships it) prints what to put in `answer`.
+    The book's own value is never printed.
+
+    Examples
+    --------
+    In an exercise's check cell (chapter 8, exercise 1)::
+
+        answer = (0.9502, 0.9639)
+        check("8.1", answer)
+    """
+    entries = _answers()
+    if exercise not in entries:
+        raise ValueError(f"no self-check for exercise {exercise!r}")
+    entry = entries[exercise]
+    if answer is None:
+        _say(f"Exercise {exercise}: put {entry['ask']} in `answer`, then run this "
+             "cell again.")
+        return
+    verdicts = is_right(exercise, answer)
+    if all(verdicts):
+        _say(f"Exercise {exercise}: right.")
+        return
+    wrong = [p["name"] for p, ok in zip(entry["parts"], verdicts, strict=True) if not ok]
+    which = "" if len(verdicts) == 1 else f" ({', '.join(wrong)})"
+    _say(f"Exercise {exercise}: not right yet{which}. Hint: {entry['hint']}")
+
+
+def _say(message: str) -> None:
+    """Print in lines of at most 72 characters (an output must fit the page's column)."""
+    print(textwrap.fill(message, width=72, break_long_words=False, break_on_hyphens=False))

@@ -67,6 +67,7 @@ _HOME = {
     "parse_measure": "measures",
     "parse_measures": "measures",
     "parse_trec_eval": "measures",
+    "describe": "measures",
     "read_qrels": "io",
     "read_run": "io",
     "write_qrels": "io",

@@ -27,7 +27,10 @@ work unchanged::
   that asks for one (``FRP@1000`` scores such a query 1001); should a measure
   ever have no value for some queries, its mean skips them and a line
   ``num_q(MEASURE)`` gives its own count, so that no mean is printed beside a
-  count it does not use.
+  count it does not use. With ``-c -q``, a judged query missing from the run
+  gets its per-query lines (its values as an empty ranking), as trec_eval 10
+  prints them ("-c mode now prints out skipped queries in -q mode", its
+  CHANGELOG); ``--skip-missing-lines`` gives trec_eval 9's output, without them.
 - ``--subtopics`` evaluates diversity as ndeval does (:func:`rankeval.evaluate_diversity`):
   QRELS is then a subtopic qrels file (``query subtopic doc grade``, as the TREC
   Web tracks' ``qrels.diversity``), ``-m`` takes ``alpha-nDCG@k``, ``alpha-DCG@k``,
@@ -85,10 +88,11 @@ def _parse_items(items):
             continue
         parsed = trec_eval.parse_trec_eval(item) if trec else [parse_measure(item)]
         for m in parsed:
-            if m in measures:
+            label = trec_eval.label(item, m) if trec else item
+            if label in labels:  # one line per name asked for (map and AP: two)
                 continue
             measures.append(m)
-            labels.append(trec_eval.label(item, m) if trec else item)
+            labels.append(label)
     trec_mode = bool(trec_flags) and all(trec_flags)
     if trec_mode:  # trec_eval's order: its measure table, then increasing cut-off
         order = sorted(
@@ -98,6 +102,15 @@ def _parse_items(items):
         measures = [measures[i] for i in order]
         labels = [labels[i] for i in order]
     return measures, labels, trec_mode, runid
+
+
+def _with_rounding(m, rounding):
+    """``m`` with ``--rounding`` (iprec_at_recall, 11pt_avg), unless it names its own."""
+    from .measures import Measure
+
+    if rounding == "nearest" or m.declaration.param("rounding") is None or "rounding" in m.param:
+        return m
+    return Measure(m.name, m.cutoff, tuple(sorted({**m.param, "rounding": rounding}.items())))
 
 
 def _cutoff_key(m) -> float:
@@ -139,9 +152,31 @@ def _positive(text: str) -> int:
     return value
 
 
+def _prog() -> str:
+    """The program's name as invoked: ``rankeval-eval`` (the installed script) or
+    ``python -m rankeval``."""
+    name = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    if not name or name in ("__main__.py", "-c", "-m") or name.startswith("python"):
+        return "python -m rankeval"
+    return name
+
+
+class _ListMeasures(argparse.Action):
+    """``--list-measures``: print every measure (from the declarations) and exit."""
+
+    def __init__(self, option_strings, dest, **kwargs):
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from .measures import describe
+
+        sys.stdout.write(describe() + "\n")
+        parser.exit(0)
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="python -m rankeval",
+        prog=_prog(),
         usage="%(prog)s [options] QRELS RUN [RUN ...]",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description=(
@@ -152,6 +187,14 @@ def _parser() -> argparse.ArgumentParser:
         epilog="measures (ir_measures name; trec_eval's names such as P.10, ndcg_cut.10,\n"
         "map, recall.100, and the sets official and all_trec work too):\n" + "{measures}",
     )
+    # the package's __version__: the package is loaded before any of its modules, so this
+    # reads an attribute of the front door without importing it (cli sits below the front)
+    version = sys.modules[__name__.rpartition(".")[0]].__version__
+    p.add_argument("--version", action="version", version=f"%(prog)s (rankeval) {version}")
+    p.add_argument(
+        "--list-measures", action=_ListMeasures,
+        help="print every measure (name, parameters, meaning, trec_eval names) and exit",
+    )  # fmt: skip
     p.add_argument(
         "files", nargs="*", metavar="QRELS RUN", help="qrels file, then run file(s); '-' is stdin"
     )
@@ -169,8 +212,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "-c", "--complete", "--complete_rel_info_wanted", action="store_true", dest="complete",
         help="average over every judged query: a query missing from the run scores 0 "
-        "(trec_eval -c; with -q, as in trec_eval, no per-query line for it; --format tsv "
-        "and jsonl give its line too)",
+        "(trec_eval -c; with -q, its lines are printed too, as trec_eval 10 prints them)",
+    )  # fmt: skip
+    p.add_argument(
+        "--skip-missing-lines", action="store_true", dest="skip_missing_lines",
+        help="with -c -q: no per-query line for a judged query missing from the run, as "
+        "trec_eval 9 printed (trec_eval 10 prints them; --format tsv and jsonl always do)",
     )  # fmt: skip
     p.add_argument(
         "-l", "--level", "--level_for_rel", type=float, default=1, metavar="GRADE",
@@ -216,7 +263,27 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--alpha", type=float, default=None, metavar="A",
         help="with --subtopics: redundancy intolerance, in [0, 1) (ndeval -alpha; "
-        "default 0.5)",
+        "default 0.5); with --format markdown or latex: the significance level of the "
+        "tests (default 0.05)",
+    )  # fmt: skip
+    p.add_argument(
+        "--test", choices=("t", "wilcoxon", "permutation"), default=None,
+        help="--format markdown or latex with several runs: the paired test (default t)",
+    )  # fmt: skip
+    p.add_argument(
+        "--correction", choices=("holm", "bonferroni", "bh", "none"), default=None,
+        help="--format markdown or latex: the multiple-comparison correction over the "
+        "whole table (default holm)",
+    )  # fmt: skip
+    p.add_argument(
+        "--baseline", default=None, metavar="RUN",
+        help="--format markdown or latex: compare every run with this one (its tag, or its "
+        "file name when tags are shared) instead of every pair",
+    )  # fmt: skip
+    p.add_argument(
+        "--rounding", choices=("nearest", "trec_eval9"), default="nearest",
+        help="recall levels of iprec_at_recall and 11pt_avg: level x R rounded to the "
+        "nearest count (trec_eval 10, default) or as trec_eval 9 and pytrec_eval do",
     )  # fmt: skip
     p.add_argument(
         "--digits", type=_digits, default=4, metavar="N",
@@ -278,7 +345,7 @@ def _parse_args(argv):
     # or unknown measure ("-m map Ndcg@10 q r", "-m map runid q r") stays a measure and
     # is reported as one.
     groups = args.measures or []
-    if len(args.files) < 2 and groups:
+    if groups:  # ("QRELS A.run -m P.5 B.run": B.run is a run, not a measure)
         moved = []
         for group in groups:
             tail = []
@@ -309,8 +376,18 @@ def _parse_args(argv):
             parser.error(f"{', '.join(unused)}: not defined for --subtopics (diversity "
                          "ranks by score, ties by document id descending, as ndeval "
                          "-traditional)")
-    elif args.alpha is not None:
-        parser.error("--alpha is a parameter of the diversity measures: give --subtopics")
+    table = args.format in ("markdown", "latex")
+    given = [flag for flag, value in (("--test", args.test), ("--correction", args.correction),
+                                      ("--baseline", args.baseline)) if value is not None]
+    if given and not table:
+        parser.error(f"{', '.join(given)}: options of the significance tests of --format "
+                     "markdown and latex")
+    if args.alpha is not None and not args.subtopics:
+        if not table:
+            parser.error("--alpha is the diversity measures' alpha (with --subtopics) or the "
+                         "significance level of --format markdown and latex")
+        if not 0 < args.alpha < 1:
+            parser.error(f"--alpha as a significance level must lie in (0, 1), got {args.alpha}")
     return parser, args
 
 
@@ -331,7 +408,9 @@ def _once(path):
 
 def _read_stdin():
     """Standard input, read once, named ``<stdin>`` in messages (as the reader names it)."""
-    buffer = io.BytesIO(sys.stdin.buffer.read())
+    if sys.stdin is None:  # started with standard input closed (`<&-`)
+        raise ValueError("'-' names standard input, which is closed: nothing to read")
+    buffer = io.BytesIO(getattr(sys.stdin, "buffer", sys.stdin).read())
     buffer.name = "<stdin>"
     return buffer
 
@@ -364,9 +443,9 @@ def _diversity_items(items):
     """-m items with --subtopics -> (measures, labels), names checked, repeats dropped."""
     from .evaluation.core import check_needs, measures_and_labels
 
-    measures, labels = measures_and_labels([item.strip() for item in items])
-    check_needs(measures, "subtopics")
-    return measures, labels
+    parsed, columns = measures_and_labels([item.strip() for item in items])
+    check_needs(parsed, "subtopics")
+    return [parsed[i] for _, i in columns], [label for label, _ in columns]
 
 
 # --------------------------------------------------------------- evaluate ---
@@ -384,7 +463,7 @@ def _evaluate(qrels, run, measures, args):
             missing="zero" if args.complete else "skip",
             score_precision=args.score_precision, max_docs=args.max_docs,
         )  # fmt: skip
-        return table, None
+        return table[[str(m) for m in measures]], None
     options = {
         "threshold": args.level,
         "ties": args.ties,
@@ -396,8 +475,10 @@ def _evaluate(qrels, run, measures, args):
         "max_docs": args.max_docs,
         "columns": None,
     }
-    # (the table, and which of its queries the run has: -c -q prints only those)
-    return score_run(qrels, run, list(measures), **options)
+    # (the table, and which of its queries the run has: --skip-missing-lines uses it)
+    table, in_run = score_run(qrels, run, list(dict.fromkeys(measures)), **options)
+    # one column per line to print: two names of one measure (map AP) share its values
+    return table[[str(m) for m in measures]], in_run
 
 
 # ------------------------------------------------------------------- main ---
@@ -407,7 +488,12 @@ def _run(argv) -> int:
     from .reporting.text import RunResult, TextOptions, lines, runid_line, table_text, write_lines
 
     parser, args = _parse_args(argv)
-    options = TextOptions(args.format, args.per_query, args.no_summary, args.digits)
+    options = TextOptions(
+        args.format, args.per_query, args.no_summary, args.digits,
+        skip_missing_lines=args.skip_missing_lines, test=args.test,
+        correction=args.correction, baseline=args.baseline,
+        alpha=None if args.subtopics else args.alpha,
+    )  # fmt: skip
     try:
         if args.subtopics:
             measures, labels = _diversity_items(args.measures or ["alpha-nDCG@20",
@@ -416,6 +502,7 @@ def _run(argv) -> int:
         else:
             items = args.measures or ["official"]
             measures, labels, trec_mode, runid = _parse_items(items)
+            measures = [_with_rounding(m, args.rounding) for m in measures]
         if not measures and not (runid and args.format == "trec_eval"):
             raise ValueError("no measure to compute: give -m with at least one measure")
         qrels_path, run_paths = args.files[0], args.files[1:]

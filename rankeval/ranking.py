@@ -412,13 +412,43 @@ def _only(columns, names):
     return {k: v for k, v in columns.items() if k in names} or None
 
 
-def _unify(a, b):
-    """Give two id columns one Arrow type: strings if either holds strings."""
+def _mark_empty_rankings(present, run, queries) -> None:
+    """Mark as present the judged queries that a dict run holds with an empty ranking
+    (``{q: {}}``, ``{q: []}``): the run has them, so they are scored (0, as pytrec_eval
+    and ranx score them), not dropped as absent queries are."""
+    from collections.abc import Mapping
+
     import pyarrow as pa
+
+    from .io.tables import id_kind
+
+    if not isinstance(run, Mapping):
+        return
+    kind = id_kind(queries.type)
+    empty = [
+        q for q, v in run.items()
+        if id_kind(q) == kind and hasattr(v, "__len__") and not isinstance(v, str) and not len(v)
+    ]  # fmt: skip
+    if empty:
+        codes = _codes(pa.array(empty, type=queries.type), queries)
+        present[codes[codes >= 0]] = True
+
+
+def _unify(a, b, column):
+    """Give two id columns (the qrels', the run's) one Arrow type; integer ids and
+    string ids are a TypeError, as no id is ever converted."""
+    import pyarrow as pa
+
+    from .io.tables import id_kind, mixed_id_types
 
     ta, tb = a.type, b.type
     if ta == tb:
         return a, b
+    if not len(a) or not len(b):  # an empty side has no type of its own
+        return (a.cast(tb), b) if not len(a) else (a, b.cast(ta))
+    ka, kb = id_kind(ta), id_kind(tb)
+    if ka != kb:
+        raise mixed_id_types(column, ka, kb, f" (qrels: {ka}, run: {kb})")
     if pa.types.is_integer(ta) and pa.types.is_integer(tb):
         return a.cast(pa.int64()), b.cast(pa.int64())
     large = pa.types.is_large_string(ta) or pa.types.is_large_string(tb)
@@ -746,18 +776,20 @@ def rank_run(
     r_values, r_index = _split(rt.column("query_id"))
     qt, rt = qt.drop_columns("query_id"), rt.drop_columns("query_id")  # codes replace ids
     release_memory()
-    q_values, r_values = _unify(q_values, r_values)
+    q_values, r_values = _unify(q_values, r_values, "query_id")
     queries = _sorted_unique(q_values)
     q_code = _codes(q_values, queries)[q_index]
     r_code = _codes(r_values, queries)[r_index]
     del q_index, r_index
     keep = r_code >= 0  # run rows of judged queries
     present = np.bincount(r_code[keep], minlength=len(queries)) > 0
+    _mark_empty_rankings(present, run, queries)
     if not present.any() and missing == "skip":  # nothing would be scored
         raise ValueError(
             f"the run and the qrels have no query in common (run: {len(r_values)} "
             f"queries, e.g. {r_values[:3].to_pylist()}; qrels: {len(queries)}, e.g. "
-            f"{queries[:3].to_pylist()}); query ids are compared as exact strings"
+            f"{queries[:3].to_pylist()}); query ids are compared "
+            + ("as integers" if pa.types.is_integer(queries.type) else "as exact strings")
         )
 
     judged = qt.column("relevance").to_numpy().astype(np.float64, copy=True)
@@ -766,7 +798,7 @@ def rank_run(
 
     # grades: one hash join (Acero) of the run's (query, document) pairs with the qrels'
     # (the query is matched by its code: an integer key is cheaper than the id's text)
-    q_doc, r_doc = _unify(qt.column("doc_id"), rt.column("doc_id"))
+    q_doc, r_doc = _unify(qt.column("doc_id"), rt.column("doc_id"), "doc_id")
     index = np.int32 if max(r_code.size, q_code.size) < 2**31 - 1 else np.int64
     left = pa.table(
         {

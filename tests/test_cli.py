@@ -176,8 +176,8 @@ def test_a_bad_last_measure_before_the_files_is_named_as_a_measure(files):
     assert ("runid", "all", "r") in parse(ok("-m", "P@2", "-m", "runid", q, r))
     bad = cli("-m", "P@2", "Ndcg@10", q, r)
     assert bad.returncode == 1 and "unknown measure 'Ndcg@10'" in bad.stderr
-    bad = cli("-m", "P@2", "gm_map", q, r)
-    assert bad.returncode == 1 and "unknown measure 'gm_map'" in bad.stderr
+    bad = cli("-m", "P@2", "INST", q, r)
+    assert bad.returncode == 1 and "unknown measure 'INST'" in bad.stderr
     missing = cli("-m", "P@2", q.parent / "qrelz.txt", r)  # a misspelt path stays a path
     assert missing.returncode == 1 and "qrelz.txt" in missing.stderr
     assert "No such file" in missing.stderr
@@ -206,8 +206,8 @@ def test_the_item_after_m_is_a_measure_even_where_a_file_has_its_name(files, tmp
 
 def test_repeated_m_adds_measures(files):
     rows = parse(ok(*files, "-m", "P@2", "-m", "RR", "-m", "AP", "MAP"))
-    # MAP is AP: the first spelling is kept
-    assert [n for n, _, _ in rows] == ["num_q", "P@2", "RR", "AP"]
+    # MAP is AP, yet every name asked for gets its line (issue 37)
+    assert [n for n, _, _ in rows] == ["num_q", "P@2", "RR", "AP", "MAP"]
 
 
 def test_trec_eval_dotted_names(files):
@@ -316,15 +316,17 @@ def test_complete_num_q_counts_only_queries_the_mean_uses(files):
 
 
 def test_complete_prints_no_query_line_for_a_query_the_run_lacks(files):
-    # trec_eval -c -q: q3 (judged, never retrieved) counts in the mean as 0, but the
-    # per-query lines are those of the queries in the run, as without -c
-    rows = parse(ok(*files, "-c", "-q", "-m", "RR"))
+    # trec_eval 9's -c -q (--skip-missing-lines): q3 (judged, never retrieved) counts in
+    # the mean as 0, but the per-query lines are those of the queries in the run;
+    # trec_eval 10 (the default, issue 37) prints q3's lines too
+    rows = parse(ok(*files, "-c", "-q", "--skip-missing-lines", "-m", "RR"))
     assert rows == [
         ("RR", "q1", "1.0000"),
         ("RR", "q2", "0.5000"),
         ("num_q", "all", "3"),
         ("RR", "all", f"{(1 + 0.5 + 0) / 3:.4f}"),
     ]
+    assert ("RR", "q3", "0.0000") in parse(ok(*files, "-c", "-q", "-m", "RR"))
 
 
 def test_counts_are_integers_and_summed(files):
@@ -442,7 +444,8 @@ def test_output_formats_parse_back(files, tmp_path):
     # the best mean of each measure is bold: s2 on AP (0.75 > 0.625), both on P@1
     assert cells[1][2].startswith("**") and not cells[0][2].startswith("**")
     assert cells[0][1].startswith("**") and cells[1][1].startswith("**")
-    assert "Holm correction" in markdown[-1]
+    assert "Holm correction" in markdown[-3]
+    assert markdown[-1].startswith("Not in the table: num_q")  # a sum: named (issue 37)
 
     latex = ok(*args, "--format", "latex")
     assert latex.startswith("\\begin{tabular}") and "\\end{tabular}" in latex

@@ -768,3 +768,22 @@ def test_compare_leaves_a_zero_variance_row_untested_and_tests_the_others():
     assert "Not tested, zero variance" in text and "a vs b on P@1" in text
     # the permutation test is defined there, and compare then tests every row
     assert compare({"a": a, "b": b, "c": c}, test="permutation")["p_value"].notna().all()
+
+
+def test_wilcoxon_counts_ties_hidden_by_rounding():
+    # 0.3 - 0.2, 0.4 - 0.3 and 0.1 - 0.0 are one difference, 0.1, as three doubles
+    # (likewise 0.7 - 0.4 and 0.9 - 0.6); (0.1 + 0.2) - 0.3 is 0 as 5.6e-17. SciPy
+    # ranks exact ties only; which ties rounding breaks changes with the order of
+    # adding (the CPU's vector instructions, the BLAS kernel), and the p-value with it.
+    x = np.array([0.3, 0.4, 0.1, 0.7, 0.25, 0.9, 0.5, 0.1 + 0.2, 0.8])
+    y = np.array([0.2, 0.3, 0.0, 0.4, 0.0, 0.6, 0.6, 0.3, 0.35])
+    exact = np.array([0.1, 0.1, 0.1, 0.3, 0.25, 0.3, -0.1, 0.0, 0.45])
+    want = stats.wilcoxon(exact)
+    assert stats.wilcoxon(x, y).pvalue != pytest.approx(want.pvalue)  # SciPy alone
+    for alternative in ("two-sided", "greater", "less"):
+        got = paired_test(x, y, test="wilcoxon", alternative=alternative)
+        ref = stats.wilcoxon(exact, alternative=alternative)
+        assert (got.statistic, got.pvalue) == (ref.statistic, ref.pvalue)
+    # a difference of 1e-9 is a difference, not rounding
+    apart = paired_test(x + np.arange(9) * 1e-9, y, test="wilcoxon")
+    assert apart.pvalue == stats.wilcoxon(x + np.arange(9) * 1e-9 - y).pvalue

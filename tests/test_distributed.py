@@ -216,6 +216,35 @@ def _java_or_skip():
     pytest.skip(message)
 
 
+SPARK_START_TIMEOUT = 300  # s: a cold JVM on a busy 2-core machine takes 30-60 s
+SPARK_JOB_TIMEOUT = 300  # s: one small job
+
+
+def _within(seconds, what, fn, *args):
+    """fn(*args), or a test failure that says what did not finish in time (instead of a
+    run that hangs until CI's limit). The call runs in a daemon thread, so a JVM that
+    never answers cannot keep the test process alive."""
+    import threading
+
+    result, error = [], []
+
+    def call():
+        try:
+            result.append(fn(*args))
+        except BaseException as err:  # re-raised in the test's thread
+            error.append(err)
+
+    worker = threading.Thread(target=call, name=f"spark: {what}", daemon=True)
+    worker.start()
+    worker.join(seconds)
+    if worker.is_alive():
+        pytest.fail(f"Spark: {what} did not finish within {seconds} s (is the machine "
+                    "overloaded, or is Java hanging? see the JVM's output above)")  # fmt: skip
+    if error:
+        raise error[0]
+    return result[0]
+
+
 @pytest.fixture(scope="module")
 def spark():
     pytest.importorskip("pyspark", reason='pip install pyspark')
@@ -223,10 +252,11 @@ def spark():
     os.environ["PYSPARK_PYTHON"] = sys.executable  # the workers use this venv
     from pyspark.sql import SparkSession
 
-    session = (
+    builder = (
         SparkSession.builder.master("local[2]")
         .appName("rankeval-tests")
         .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.shuffle.partitions", "4")
         .config("spark.sql.execution.arrow.maxRecordsPerBatch", "500")  # split partitions
         # a short-lived JVM: the quick JIT tier only and one GC thread start faster and
@@ -238,9 +268,12 @@ def spark():
         .config("spark.sql.codegen.factoryMode", "NO_CODEGEN")
         # the tests' pandas frames go to and from Spark through Arrow, as the adapter's do
         .config("spark.sql.execution.arrow.pyspark.enabled", "true")
-        .getOrCreate()
     )
+    session = _within(SPARK_START_TIMEOUT, "starting the local session (local[2])",
+                      builder.getOrCreate)  # fmt: skip
     session.sparkContext.setLogLevel("ERROR")
+    # a first job: the session answers (a Python worker starts, a task runs)
+    assert _within(SPARK_JOB_TIMEOUT, "a first job", session.range(3).count) == 3
     yield session
     session.stop()
 
@@ -293,3 +326,112 @@ def test_spark_errors(spark):
             spark.createDataFrame(run),
             "AP",
         )
+
+
+# --- Spark MLlib's RankingMetrics, the peer --------------------------------------------
+
+
+def mllib_collection(seed, n_queries=40):
+    """Graded qrels and a run with distinct scores (MLlib takes ranked lists, so the order
+    must not depend on a tie rule): relevant documents the run misses, runs shorter than
+    the cut-offs, and queries whose judgments hold no relevant document."""
+    rng = np.random.default_rng(seed)
+    q_rows, r_rows = [], []
+    for q in range(n_queries):
+        qid = f"q{q:02d}"
+        n_docs = int(rng.integers(2, 30))
+        grades = rng.choice([0, 0, 1, 2, 3], size=n_docs) if q % 9 else np.zeros(n_docs, int)
+        q_rows.extend((qid, f"d{j}", int(g)) for j, g in enumerate(grades))
+        shown = rng.permutation(n_docs + 5)[: int(rng.integers(1, n_docs + 5))]
+        scores = rng.permutation(shown.size) + 0.5  # distinct
+        r_rows.extend((qid, f"d{j}", float(s)) for j, s in zip(shown, scores, strict=True))
+    qrels = pd.DataFrame(q_rows, columns=["query_id", "doc_id", "relevance"])
+    run = pd.DataFrame(r_rows, columns=["query_id", "doc_id", "score"])
+    return qrels, run
+
+
+def mllib_lists(qrels, run, queries):
+    """MLlib's input, one (ranking, relevant ids, their grades) per query: the run's
+    documents by decreasing score, and the documents with grade >= 1 by decreasing
+    grade (MLlib's ideal DCG takes the label list in the order given)."""
+    out = []
+    for q in queries:
+        ranked = run[run["query_id"] == q].sort_values("score", ascending=False, kind="stable")
+        rel = qrels[(qrels["query_id"] == q) & (qrels["relevance"] >= 1)]
+        rel = rel.sort_values(["relevance", "doc_id"], ascending=[False, True], kind="stable")
+        out.append((ranked["doc_id"].tolist(), rel["doc_id"].tolist(),
+                    rel["relevance"].astype(float).tolist()))  # fmt: skip
+    return out
+
+
+MLLIB_KS = (1, 3, 5, 10, 40)
+
+
+def _jvm_ranking_metrics(sc, lists):
+    """Scala's RankingMetrics built with RankingMetrics.of from (ranking, labels,
+    relevance) triples. PySpark's RankingMetrics cannot do this: its JVM side
+    (PythonMLLibAPI.newRankingMetrics, PySpark 4.3.0) keeps the first two columns only, so
+    its ndcgAt is binary even when given grades."""
+    jvm = sc._jvm
+    triples = [jvm.scala.Tuple3(p, rel, grades) for p, rel, grades in lists]
+    return jvm.org.apache.spark.mllib.evaluation.RankingMetrics.of(sc._jsc.parallelize(triples, 2))
+
+
+def test_mllib_ranking_metrics_equal_rankeval_spark(spark):
+    """RankingMetrics and rankeval.spark on the same data, to 1e-9. P@k, R@k, AP and
+    binary nDCG@k are trec_eval's; MLlib's AP@k divides by min(R, k), trec_eval's map_cut
+    by R: rankeval's AP@k times R / min(R, k) is MLlib's. With grades, MLlib's nDCG@k is
+    nDCG(gain='exponential')@k when the label list is sorted by decreasing grade."""
+    from pyspark.mllib.evaluation import RankingMetrics
+
+    import rankeval.spark
+
+    qrels, run = mllib_collection(21)
+    binary = "nDCG(gains={1:1,2:1,3:1})"
+    names = [f"{m}@{k}" for k in MLLIB_KS
+             for m in ("P", "R", "AP", "nDCG(gain='exponential')", binary)]  # fmt: skip
+    names += ["AP", "NumRel"]
+    per_query = rankeval.spark.evaluate(spark.createDataFrame(qrels), spark.createDataFrame(run),
+                                        names, num_partitions=3)  # fmt: skip
+    ours = _within(SPARK_JOB_TIMEOUT, "rankeval.spark.evaluate", per_query.toPandas)
+    ours = ours.set_index("query_id").sort_index()
+    assert (ours["NumRel"] == 0).sum() >= 3  # queries without a relevant document
+    lists = mllib_lists(qrels, run, ours.index)
+    sc = spark.sparkContext
+    # PySpark's class (its calls run Python workers: k = 5 only) and Scala's, built directly
+    pyspark_plain = RankingMetrics(sc.parallelize([(p, rel) for p, rel, _ in lists], 2))
+    plain = _jvm_ranking_metrics(sc, [(p, rel, []) for p, rel, _ in lists])
+    graded = _jvm_ranking_metrics(sc, lists)
+
+    def mllib(metrics, name, *args):  # meanAveragePrecision is a property, the rest methods
+        def call():
+            value = getattr(metrics, name)
+            return value(*args) if callable(value) else value
+
+        return _within(SPARK_JOB_TIMEOUT, f"RankingMetrics.{name}", call)
+
+    # PySpark's RankingMetrics given grades: the grades are dropped (binary nDCG)
+    dropped = RankingMetrics(sc.parallelize(lists, 2))
+    assert mllib(dropped, "ndcgAt", 5) == pytest.approx(ours[f"{binary}@5"].mean(), abs=1e-9)
+    # MLlib's ideal list is the label list in the order given: reversed, another value
+    reversed_labels = _jvm_ranking_metrics(sc, [(p, r[::-1], g[::-1]) for p, r, g in lists])
+    assert abs(mllib(reversed_labels, "ndcgAt", 5) - mllib(graded, "ndcgAt", 5)) > 1e-3
+    R = ours["NumRel"].to_numpy(float)
+    assert mllib(plain, "meanAveragePrecision") == pytest.approx(ours["AP"].mean(), abs=1e-9)
+    assert mllib(pyspark_plain, "meanAveragePrecision") == pytest.approx(ours["AP"].mean(),
+                                                                         abs=1e-9)  # fmt: skip
+    for name in ("precisionAt", "recallAt", "ndcgAt", "meanAveragePrecisionAt"):
+        assert mllib(pyspark_plain, name, 5) == pytest.approx(mllib(plain, name, 5), abs=1e-12)
+    for k in MLLIB_KS:
+        assert mllib(plain, "precisionAt", k) == pytest.approx(ours[f"P@{k}"].mean(), abs=1e-9)
+        assert mllib(plain, "recallAt", k) == pytest.approx(ours[f"R@{k}"].mean(), abs=1e-9)
+        assert mllib(plain, "ndcgAt", k) == pytest.approx(ours[f"{binary}@{k}"].mean(),
+                                                          abs=1e-9)  # fmt: skip
+        assert mllib(graded, "ndcgAt", k) == pytest.approx(
+            ours[f"nDCG(gain='exponential')@{k}"].mean(), abs=1e-9)
+        # MLlib's AP@k: the same sum of precisions, divided by min(R, k) instead of R
+        scale = np.divide(R, np.minimum(R, k), out=np.zeros_like(R), where=R > 0)
+        want = float(np.mean(ours[f"AP@{k}"].to_numpy() * scale))
+        assert mllib(plain, "meanAveragePrecisionAt", k) == pytest.approx(want, abs=1e-9)
+        if k == 3:  # and the two conventions differ on this data
+            assert abs(want - ours["AP@3"].mean()) > 1e-3

@@ -165,9 +165,9 @@ def test_integer_ids_and_text_ids_agree():
     as_text = evaluate_diversity(_nested(text_qrels), _run_dict(text_run), ALL)
     assert as_ints.index.tolist() == [1, 2] and as_text.index.tolist() == ["1", "2"]
     np.testing.assert_array_equal(as_ints.to_numpy(), as_text.to_numpy())
-    # integer qrels, a text run (as from a file): ids meet as text
-    mixed = evaluate_diversity(_nested(qrels), _run_dict(text_run), ALL)
-    np.testing.assert_array_equal(mixed.to_numpy(), as_text.to_numpy())
+    # integer qrels, a text run: ids are never converted, so this is an error (issue 37)
+    with pytest.raises(TypeError, match="column 'query_id' holds ids of two types"):
+        evaluate_diversity(_nested(qrels), _run_dict(text_run), ALL)
 
 
 # --- properties ---------------------------------------------------------------------------
@@ -265,9 +265,9 @@ def test_pyndeval_ties_differ_and_the_docs_say_so():
 def test_aggregate_and_exports():
     qrels = {"q1": {1: {"a": 1}}, "q2": {1: {"b": 1}}}
     run = {"q1": {"a": 1.0}, "q2": {"c": 1.0, "b": 0.5}}
-    # two spellings of one measure are one column, named as first given (as evaluate)
+    # every name asked for is a column, in order (issue 37), as in evaluate
     df = evaluate_diversity(qrels, run, ["alpha-nDCG@2", "alpha_ndcg@2"])
-    assert list(df.columns) == ["alpha-nDCG@2"]
+    assert list(df.columns) == ["alpha-nDCG@2", "alpha_ndcg@2"]
     assert aggregate(df)["alpha-nDCG@2"] == pytest.approx((1 + _d(1)) / 2)
     assert "evaluate_diversity" in rankeval.__all__
 
@@ -367,7 +367,7 @@ def test_command_line_errors(tmp_path, capsys):
     code, _, err = _cli(capsys, "-m", "alpha-nDCG@5", qrels_path, run_path)
     assert code == 1 and "is a diversity measure" in err and "--subtopics" in err
     code, _, err = _cli(capsys, "--alpha", "0.3", qrels_path, run_path)
-    assert code == 2 and "--alpha is a parameter of the diversity measures" in err
+    assert code == 2 and "--alpha is the diversity measures' alpha (with --subtopics)" in err
     code, _, err = _cli(capsys, "--subtopics", "-J", "--ties", "input", qrels_path, run_path)
     assert code == 2 and "-J, --ties: not defined for --subtopics" in err
     code, _, err = _cli(capsys, "--subtopics", "-m", "nDCG@5", qrels_path, run_path)

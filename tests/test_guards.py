@@ -237,6 +237,201 @@ def test_no_hand_typed_decimal_in_chapter_prose(notebook):
     )
 
 
+# --- and no computed value typed into math ----------------------------------------------
+#
+# Math is where a by-hand derivation lives, so the guard above skips it. But a number typed in
+# math is no more checked than one typed in prose: "a mean nDCG@10 of $0.50$" states a result
+# of a cell as surely as "0.50" would. The rule for decimals inside math ($...$, $$...$$,
+# amsmath, {math}):
+#
+# - A decimal in a *derivation* stands: the math span holds arithmetic (+ - / ^ \cdot \times
+#   \frac \sqrt \log ...), so the page shows how the number is obtained and the reader can
+#   check it ($1 - 36/990 = 0.9636$); a span that begins with a relation (=, \approx, \le,
+#   ...) continues the derivation of the span before it ("nDCG $= 0.4796$").
+# - A decimal *compared* with something stands: a span with <, >, \le, \ge, \in or \pm states a
+#   threshold or a range ($F \le 0.05$, $\lambda \in \{0, 0.1, \dots, 1\}$).
+# - A *parameter setting* stands: one of PARAMETERS set to a decimal ($p = 0.8$, $k_1 = 1.2$).
+# - Any other decimal in math is *bare*: a value stated without its derivation. It must be
+#   glued ({glue:text}`chNN_name:.2f`, moved out of the math) unless it is a constant of the
+#   chapter -- an input of a worked example, a level, a number a source prints -- listed in
+#   MATH_CONSTANTS under its notebook with the reason. The list is the explicit allow-list: a
+#   new bare decimal fails until someone glues it or says here why it is a constant.
+
+MATH_TOKENS = {"math_inline", "math_inline_double", "math_block", "math_block_label", "amsmath"}
+ARITHMETIC = re.compile(
+    r"[-+*/^]|\\(?:cdot|times|div|frac|tfrac|dfrac|sqrt|log|ln|exp|binom|sum|prod|min|max)"
+    r"(?![a-zA-Z])")
+COMPARISON = re.compile(r"[<>]|\\(?:le|ge|leq|geq|lt|gt|in|pm)(?![a-zA-Z])")
+CONTINUATION = re.compile(r"^\s*(?:=|\\approx|\\le|\\ge|<|>)")
+# symbols whose value a chapter sets, not computes (RBP's and ERR's p, BM25's k_1, the recall
+# level lambda, the weights and bounds of chapters 3, 8 and 9)
+PARAMETERS = {"p", "k_1", "b", "a", "s", "z", r"\lambda", r"\kappa", r"\omega", r"\alpha",
+              r"\beta", r"\theta", r"\gamma", r"\delta"}
+PARAMETER_SETTING = re.compile(r"^\s*(\\?[A-Za-z]+(?:_\{?\w+\}?)?)\s*=\s*\d+\.\d+\s*$")
+
+# Bare decimals that are constants of their chapter, not computed results: {notebook stem:
+# {decimal as typed: why it is a constant}}. Values are matched per notebook, as typed.
+def _same(reason: str, *decimals: str) -> dict[str, str]:
+    return dict.fromkeys(decimals, reason)
+
+
+INPUTS = "inputs of a worked example or exercise, typed as the example states them"
+LEVELS = "a level, threshold or cut-off the text compares against, not a result"
+BY_HAND = "a step of the by-hand derivation in the same paragraph"
+ILLUSTRATION = "an illustrative value in a sentence about reading numbers, not a result"
+SOURCE = "a number a source prints, quoted in order to correct it"
+MATH_CONSTANTS: dict[str, dict[str, str]] = {
+    "01_why_ranking": {
+        **_same(INPUTS + " (the two models' scores and errors)", "0.4", "0.40", "0.42",
+                "0.44", "0.45", "0.46", "0.48", "0.5", "0.50", "0.52", "0.55", "0.60"),
+        **_same("the weight 1/10 of position 10 under 1/i", "0.1"),
+    },
+    "02_precision_recall": _same(INPUTS + " (scores of the tie example)", "0.9", "0.8", "0.1"),
+    "04_average_precision": {
+        **_same(SOURCE, "0.67", "2.27", "2.434"),
+        **_same(INPUTS + " (the tied score)", "0.7"),
+    },
+    "05_average_recall": _same(BY_HAND + " (sums of the recall values listed)", "5.5", "1.5"),
+    "06_pr_curves": {
+        **_same(LEVELS + " (the 11 recall levels)", "0.1", "0.2", "0.3", "0.4", "0.5", "0.6",
+                "0.7", "0.8", "0.9"),
+        **_same(BY_HAND + " (lambda R for R = 3)", "1.2", "2.4", "3.2"),
+    },
+    "08_ndcg": _same(INPUTS + " (a logarithm base)", "1.5"),
+    "09_err": _same(SOURCE + " (its factor 1 - 0.047) and the factor 1 - pi_2 beside it",
+                    "0.953", "0.625"),
+    "10_rbp": {
+        **_same(BY_HAND + " (the powers of p = 0.8 in the table headed p^(i-1))", "0.8",
+                "0.64", "0.512", "0.4096", "0.32768", "0.262144"),
+        **_same(BY_HAND + " (RBP and RBP + residual, derived just above)", "0.4755",
+                "0.6852"),
+        **_same(LEVELS, "0.5", "0.001"),
+    },
+    "11_mean_rank": _same(ILLUSTRATION, "0.41"),
+    "12_rank_correlation": {
+        **_same(BY_HAND + " (average ranks of ties)", "2.5", "3.5", "4.5", "6.5"),
+        **_same(ILLUSTRATION, "0.9"),
+    },
+    "14_evaluating_a_run": {
+        **_same(ILLUSTRATION, "0.5"),
+        **_same(LEVELS + " (the values P@10 can take)", "0.1"),
+        **_same(INPUTS + " (exercise scores)", "0.9"),
+    },
+    "15_conventions": {
+        **_same(INPUTS + " (the tied score)", "0.5"),
+        **_same(BY_HAND + " (X's DCG@3, the same under both gains)", "2.1309"),
+        **_same(ILLUSTRATION, "0.43", "0.6"),
+    },
+    "16_incomplete_judgments": _same(INPUTS + " (the range of system quality in the "
+                                     "simulation, as its code sets it)", "0.6", "1.2"),
+    "17_comparing_systems": {
+        **_same(LEVELS + " (quantiles, significance levels, the customary power)", "2.5",
+                "97.5", "0.05", "0.8"),
+        **_same(INPUTS + " (differences, p-values and estimates the example or exercise "
+                "gives; B's skill advantage as the code sets it)", "0.10", "0.15", "0.20",
+                "0.08", "0.02", "0.1", "0.2", "0.012", "0.030", "0.041", "0.047"),
+        **_same(BY_HAND, "0.55", "1.5", "0.4", "0.5", "0.14", "0.036", "0.090", "0.123",
+                "0.002"),
+        **_same(ILLUSTRATION, "0.3"),
+    },
+    "18_case_study": _same(LEVELS, "0.5", "0.05"),
+}
+
+
+def _math_spans(markdown: str, parser) -> list[str]:
+    """The math of one Markdown text: inline and display math, amsmath, {math} bodies,
+    also inside prose directives (a dropdown's solution)."""
+    spans: list[str] = []
+    for token in parser.parse(markdown):
+        if token.type in MATH_TOKENS:
+            spans.append(token.content)
+        elif token.type in ("fence", "colon_fence"):
+            match = re.match(r"^\{([^}]+)\}", token.info.strip())
+            if match and match.group(1) == "math":
+                spans.append(_directive_body(token.content))
+            elif match and match.group(1) not in CODE_DIRECTIVES:
+                spans.extend(_math_spans(_directive_body(token.content), parser))
+        for child in token.children or []:
+            if child.type in MATH_TOKENS:
+                spans.append(child.content)
+    return spans
+
+
+def bare_math_decimals(markdown: str, parser=None) -> list[str]:
+    """Decimals typed bare in math (see the rule above), constants not yet removed."""
+    parser = parser or _markdown_parser()
+    found: list[str] = []
+    for span in _math_spans(markdown, parser):
+        decimals = DECIMAL.findall(span)
+        if not decimals:
+            continue
+        rest = DECIMAL.sub(" ", span)
+        if ARITHMETIC.search(rest) or COMPARISON.search(rest) or CONTINUATION.match(span):
+            continue
+        setting = PARAMETER_SETTING.match(span)
+        if setting and setting.group(1) in PARAMETERS:
+            continue
+        found.extend(decimals)
+    return found
+
+
+def unlisted_math_decimals(markdown: str, stem: str, parser=None,
+                           constants: dict[str, dict[str, str]] | None = None) -> list[str]:
+    """Bare decimals in math that the notebook ``stem`` does not list as constants."""
+    listed = (MATH_CONSTANTS if constants is None else constants).get(stem, {})
+    return [x for x in bare_math_decimals(markdown, parser) if x not in listed]
+
+
+def typed_math_results(notebook: Path, parser=None) -> list[str]:
+    """'file, cell N: number' for every bare decimal in math not listed as a constant."""
+    return markdown_findings(
+        notebook, lambda markdown, p: unlisted_math_decimals(markdown, notebook.stem, p),
+        parser)
+
+
+def test_the_math_guard_flags_bare_values_and_only_those():
+    """The control for the guard below, on a synthetic cell."""
+    text = "\n".join([
+        "A ranker scores $0.50$, the baseline $\\text{nDCG@}10 = 0.43$.",
+        "By hand: $\\rho = 1 - 36/990 = 0.9636$, then nDCG $= 0.4796$.",
+        "Levels $F \\le 0.05$ and $\\lambda \\in \\{0, 0.1, \\dots, 1\\}$; with $p = 0.8$ and",
+        "$k_1 = 1.2$ set, not computed. Prose 0.25 is the other guard's.",
+        "",
+        "$$", "\\mathrm{MAP} = 0.7083", "$$ (eq-b)",
+        "",
+        ":::{dropdown} Solution",
+        "The mean is $0.1$; here $\\{0.2\\}$ too, and $s = 0.3$.",
+        ":::",
+        "",
+        "```{math}", "x = 2.5", "```",
+        "",
+        "```python", "y = $3.5$", "```",
+    ])  # fmt: skip
+    assert bare_math_decimals(text) == ["0.50", "0.43", "0.7083", "0.1", "0.2", "2.5"]
+
+
+def test_the_math_guard_lets_listed_constants_through_and_nothing_else():
+    text = "Typed $0.50$ and $0.43$; $0.43$ again.\n"
+    constants = {"99_synthetic": {"0.43": "an input of the synthetic example"}}
+    assert unlisted_math_decimals(text, "99_synthetic", constants={}) == ["0.50", "0.43", "0.43"]
+    assert unlisted_math_decimals(text, "99_synthetic", constants=constants) == ["0.50"]
+    # a constant listed for one chapter does not excuse the same number in another
+    assert unlisted_math_decimals(text, "98_other", constants=constants) == [
+        "0.50", "0.43", "0.43"]
+
+
+@pytest.mark.parametrize("notebook", sorted((ROOT / "chapters").glob("*.ipynb")),
+                         ids=lambda p: p.stem)
+def test_no_computed_value_typed_in_chapter_math(notebook):
+    problems = typed_math_results(notebook)
+    assert not problems, (
+        "decimals typed bare in math (a value with no derivation beside it): glue them, "
+        "show the arithmetic that gives them, or, if they are constants of the chapter "
+        "(inputs, levels, numbers a source prints), list them in MATH_CONSTANTS with the "
+        "reason:\n" + "\n".join(problems)
+    )
+
+
 def backtick_prose_directives(markdown: str, parser=None) -> list[str]:
     """Directives with a prose body (a dropdown, an admonition) fenced with backticks.
 

@@ -1,4 +1,4 @@
-"""The launch copies (_ext/launch_copies.py) and the branch the launch buttons open.
+"""The launch copies (tools/launch_copies.py) and the branch the launch buttons open.
 
 The copies are the repository's tracked files with one Colab set-up cell first in every
 chapter: the cell must do nothing outside Colab, and on Colab (simulated here: no
@@ -29,9 +29,10 @@ def load(name: str, path: Path):
     return module
 
 
-launch_copies = load("launch_copies", ROOT / "_ext" / "launch_copies.py")
+launch_copies = load("launch_copies", ROOT / "tools" / "launch_copies.py")
 TRACKED = launch_copies.tracked(ROOT)
 CHAPTERS = sorted((ROOT / "chapters").glob("*.ipynb"))
+GUIDE = sorted((ROOT / "guide").glob("*.ipynb"))
 
 
 @pytest.fixture(scope="module")
@@ -51,25 +52,22 @@ def setup_source(copies) -> str:
 
 def test_every_chapter_starts_with_the_setup_cell_and_keeps_the_rest(copies):
     out, _ = copies
-    assert CHAPTERS
-    for path in CHAPTERS:
+    assert CHAPTERS and GUIDE
+    for path in CHAPTERS + GUIDE:
         original = json.loads(path.read_text(encoding="utf-8"))
-        copy = json.loads((out / "chapters" / path.name).read_text(encoding="utf-8"))
+        copy = json.loads((out / path.relative_to(ROOT)).read_text(encoding="utf-8"))
         first, *rest = copy["cells"]
         assert first["id"] == "colab-setup" and first["metadata"] == {"colab_setup": True}
         assert first["cell_type"] == "code"
         assert first["outputs"] == [] and first["execution_count"] is None
-        assert rest == original["cells"]
-        # stored as the repository stores notebooks: without the new cell, the same bytes
-        copy["cells"] = rest
-        text = json.dumps(copy, indent=1, ensure_ascii=False) + "\n"
-        assert text == path.read_text(encoding="utf-8"), path.name
+        # the chapter exported to read well outside the site (_ext/export_notebooks.py)
+        assert rest == launch_copies.export_notebook(original)["cells"]
 
 
 def test_every_other_tracked_file_is_copied_unchanged(copies):
     out, _ = copies
     others = [name for name in TRACKED if (ROOT / name).is_file()
-              and not (name.startswith("chapters/") and name.endswith(".ipynb"))
+              and not (name.startswith(("chapters/", "guide/")) and name.endswith(".ipynb"))
               and not name.startswith(".github/")]
     for name in ["pyproject.toml", "binder/postBuild", "rankeval/__init__.py",
                  "chapters/bookstyle.py", "data/cranfield/cranqrel"]:
@@ -166,6 +164,16 @@ def test_on_colab_the_cell_fetches_installs_and_moves_into_chapters(copies, tmp_
     assert (target / "rankeval" / "__init__.py").is_file()
 
 
+def test_a_guide_page_works_in_its_own_folder(copies):
+    out, _ = copies
+    notebook = json.loads((out / "guide" / GUIDE[0].name).read_text("utf-8"))
+    source = "".join(notebook["cells"][0]["source"])
+    assert 'here = os.path.join(book, "guide")' in source
+    assert 'here = os.path.join(book, "chapters")' in setup_source(copies)
+    with pytest.raises(ValueError, match="no set-up cell"):
+        launch_copies.setup_cell("o/r", "launch", folder="tests")
+
+
 @pytest.mark.parametrize(
     ("repository", "branch", "message"),
     [("owner", "launch", "owner/name"), ("owner/repo/x", "launch", "owner/name"),
@@ -196,7 +204,7 @@ def tasks(tmp_path, monkeypatch):
     return module
 
 
-@pytest.mark.skipif(not (ROOT / ".venv").is_dir(), reason="GENERATE_CONFIG runs in .venv")
+@pytest.mark.skipif(not (ROOT / ".venv").is_dir(), reason="tools/generate_config.py runs in .venv")
 @pytest.mark.parametrize(("launch", "expected"), [("launch", "launch"), (None, "main")])
 def test_the_launch_buttons_open_the_launch_branch(tasks, monkeypatch, launch, expected):
     monkeypatch.setenv("BOOK_REPOSITORY", "o/r")

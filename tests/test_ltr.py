@@ -1,5 +1,6 @@
-"""rankeval.ltr.evaluate_groups: worked LightGBM/XGBoost cases, scikit-learn and evaluate
-oracles, properties, errors; evaluate's recommender inputs (id lists, sets, frames)."""
+"""rankeval.ltr.evaluate_groups: worked cases, the nDCG@k that LightGBM and XGBoost log
+while training a real ranker, scikit-learn and evaluate oracles, properties, errors;
+evaluate's recommender inputs (id lists, sets, frames)."""
 
 import math
 
@@ -24,7 +25,7 @@ SIZES = [3, 3, 2]
 # --- worked cases, computed by hand -----------------------------------------------------
 
 
-def test_lightgbm_documented_behaviour_by_hand():
+def test_lightgbm_convention_worked_by_hand():
     # LightGBM's ndcg: label_gain 2^l - 1, a query whose ideal DCG is 0 scores 1
     got = evaluate_groups(LABELS, SCORES, SIZES, ["nDCG@1", "nDCG@2", "nDCG"],
                           convention="lightgbm")  # fmt: skip
@@ -117,9 +118,10 @@ def test_ambiguous_ones_need_group_kind():
     assert two["nDCG"].tolist() == [1.0, 0.0]
 
 
-def test_labels_as_given_and_repeats_dropped():
+def test_labels_as_given_and_every_name_a_column():
     got = evaluate_groups(LABELS, SCORES, SIZES, ["MAP", "AP", "ndcg_cut_2", "nDCG@2"])
-    assert got.columns.tolist() == ["MAP", "ndcg_cut_2"]
+    assert got.columns.tolist() == ["MAP", "AP", "ndcg_cut_2", "nDCG@2"]
+    assert got["MAP"].tolist() == got["AP"].tolist()
     assert got["MAP"].tolist() == evaluate_groups(LABELS, SCORES, SIZES, "AP")["AP"].tolist()
 
 
@@ -159,37 +161,208 @@ def test_agrees_with_sklearn_ndcg_score_per_group(seed, k):
     np.testing.assert_allclose(got[name].to_numpy(), want, rtol=1e-12, atol=1e-15)
 
 
-def _lightgbm_ndcg_at(k, labels, scores, sizes, label_gain, empty=1.0):
-    """A slow transcription of LightGBM's DCGCalculator and NDCGMetric::Eval:
-    stable sort by score, gain label_gain[label], discount 1 / log2(2 + i),
-    max DCG from the label counts, a query whose max DCG is 0 scores 1."""
-    out, start = [], 0
-    for size in sizes:
-        y = [int(v) for v in labels[start : start + size]]
-        sc = list(scores[start : start + size])
-        start += size
-        order = sorted(range(size), key=lambda i: -sc[i])  # Python's sort is stable
-        cut = min(k, size)
-        dcg = sum(label_gain[y[order[i]]] / math.log2(2 + i) for i in range(cut))
-        best = sorted(y, reverse=True)
-        max_dcg = sum(label_gain[best[i]] / math.log2(2 + i) for i in range(cut))
-        out.append(dcg / max_dcg if max_dcg > 0 else empty)
-    return np.array(out)
+# --- the real peers: LightGBM and XGBoost train a tiny ranker and log their nDCG@k -------
 
 
-@pytest.mark.parametrize("seed", range(3))
-@pytest.mark.parametrize("k", [1, 3, 10])
-def test_agrees_with_a_transcription_of_lightgbm(seed, k):
-    labels, scores, sizes = _groups(seed)
-    gains = [(1 << i) - 1 for i in range(31)]  # LightGBM's default label_gain
-    want = _lightgbm_ndcg_at(k, labels, scores, sizes, gains)
-    got = evaluate_groups(labels, scores, sizes, f"nDCG@{k}", convention="lightgbm")
-    np.testing.assert_allclose(got.iloc[:, 0].to_numpy(), want, rtol=1e-12)
-    # XGBoost's ndcg- with ndcg_exp_gain=False: the label as gain, empty groups 0
-    want = _lightgbm_ndcg_at(k, labels, scores, sizes, list(range(31)), empty=0.0)
-    got = evaluate_groups(labels, scores, sizes, f"nDCG@{k}", convention="xgboost",
-                          gain="linear", no_relevant=0)  # fmt: skip
-    np.testing.assert_allclose(got.iloc[:, 0].to_numpy(), want, rtol=1e-12)
+def _peer(module):
+    """Import a peer library; skip without it, but fail in CI, which installs it."""
+    import importlib
+    import os
+
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        message = f"{module} is not installed: pip install -r requirements-test.txt"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+
+
+KS = (1, 3, 5, 10)
+
+
+def _ltr_data(seed=1, n_queries=40, n_train=28):
+    """A few hundred rows in which ties matter. The two features take 3 values each, so
+    a query holds duplicate rows (equal features, equal scores) with different labels;
+    every 6th query has only label 0. Returns training and validation arrays."""
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(4, 14, size=n_queries)
+    n = int(sizes.sum())
+    x = rng.integers(0, 3, size=(n, 2)).astype(float)
+    labels = np.clip(x[:, 0] + rng.integers(-1, 2, n), 0, 3).astype(float)
+    starts = np.cumsum(sizes) - sizes
+    for q in range(0, n_queries, 6):
+        labels[starts[q] : starts[q] + sizes[q]] = 0
+    train = np.repeat(np.arange(n_queries) < n_train, sizes)
+    return (x[train], labels[train], sizes[:n_train]), (x[~train], labels[~train],
+                                                        sizes[n_train:])  # fmt: skip
+
+
+def _reversed_within(values, sizes):
+    """Each group's rows in reverse order: the same scores, ties met the other way."""
+    return np.concatenate([part[::-1] for part in np.split(values, np.cumsum(sizes)[:-1])])
+
+
+def _mean(labels, scores, sizes, measure, **options):
+    return float(evaluate_groups(labels, scores, sizes, measure, **options)[measure].mean())
+
+
+def _lightgbm(train, valid, *, rounds=4, weight=None, **extra):
+    lgb = _peer("lightgbm")
+    params = {
+        "objective": "lambdarank", "metric": "ndcg", "eval_at": list(KS), "num_threads": 1,
+        "deterministic": True, "force_row_wise": True, "seed": 0, "verbose": -1,
+        "num_leaves": 4, "min_data_in_leaf": 5, "learning_rate": 0.3, **extra,
+    }  # fmt: skip
+    dtrain = lgb.Dataset(train[0], train[1], group=train[2])
+    dvalid = lgb.Dataset(valid[0], valid[1], group=valid[2], weight=weight, reference=dtrain)
+    logged = {}
+    model = lgb.train(params, dtrain, rounds, valid_sets=[dvalid],
+                      callbacks=[lgb.record_evaluation(logged)])  # fmt: skip
+    return model, {k: logged["valid_0"][f"ndcg@{k}"][-1] for k in KS}
+
+
+def _xgboost(train, valid, *, rounds=4, weight=None, minus=False, **extra):
+    xgb = _peer("xgboost")
+    names = [f"ndcg@{k}{'-' if minus else ''}" for k in KS]
+    params = {"objective": "rank:ndcg", "eval_metric": names, "nthread": 1, "seed": 0,
+              "max_depth": 2, "eta": 0.3, "tree_method": "hist", **extra}  # fmt: skip
+    dtrain = xgb.DMatrix(train[0], train[1], group=train[2])
+    dvalid = xgb.DMatrix(valid[0], valid[1], group=valid[2], weight=weight)
+    logged = {}
+    model = xgb.train(params, dtrain, rounds, evals=[(dvalid, "valid")], evals_result=logged,
+                      verbose_eval=False)  # fmt: skip
+    last = {k: logged["valid"][name][-1] for k, name in zip(KS, names, strict=True)}
+    return model.predict(dvalid), last
+
+
+def test_lightgbm_logged_ndcg_equals_evaluate_groups_ties_and_empty_queries_included():
+    train, valid = _ltr_data()
+    model, logged = _lightgbm(train, valid)
+    x, y, sizes = valid
+    scores = model.predict(x, num_threads=1)
+    assert np.unique(scores).size < scores.size / 4  # tied scores throughout
+    assert (np.bincount(np.repeat(np.arange(sizes.size), sizes), y) == 0).sum() >= 2
+    for k in KS:
+        got = _mean(y, scores, sizes, f"nDCG@{k}", convention="lightgbm")
+        assert got == pytest.approx(logged[k], abs=1e-6), k
+    # the ties decide: met in the other order, the same scores give other values
+    flipped = [_mean(_reversed_within(y, sizes), _reversed_within(scores, sizes), sizes,
+                     f"nDCG@{k}", convention="lightgbm") for k in KS]  # fmt: skip
+    assert all(abs(a - logged[k]) > 1e-3 for a, k in zip(flipped, KS, strict=True))
+    # and so does the rule for queries without a relevant row (1, not trec_eval's 0)
+    zero = _mean(y, scores, sizes, "nDCG@5", convention="lightgbm", no_relevant=0)
+    assert zero < logged[5] - 0.1
+
+
+def _library_weighted_mean(per_query, weights, labels, sizes, empty_value=1.0):
+    """The weighted mean as LightGBM's and XGBoost's ndcg compute it: a query without a
+    relevant row adds its value (1, or 0 for XGBoost's ndcg-) to the sum unweighted, but
+    its weight still counts in the divisor (rank_metric.hpp; rank_metric.cc)."""
+    values = per_query.iloc[:, 0].to_numpy()
+    empty = np.bincount(np.repeat(np.arange(sizes.size), sizes), labels) == 0
+    return ((weights * values)[~empty].sum() + empty_value * empty.sum()) / weights.sum()
+
+
+def test_lightgbm_label_gain_and_row_weights_as_lightgbm_computes_them():
+    train, valid = _ltr_data(seed=2)
+    x, y, sizes = valid
+    rows = np.random.default_rng(3).uniform(0.5, 2.0, size=y.size)
+    linear = [0.0, 1.0, 2.0, 3.0]
+    model, logged = _lightgbm(train, valid, weight=rows, label_gain=linear)
+    scores = model.predict(x, num_threads=1)
+    for k in KS:
+        per_query = evaluate_groups(y, scores, sizes, f"nDCG@{k}", convention="lightgbm",
+                                    gain=linear, row_weights=rows)  # fmt: skip
+        w = per_query.attrs["weights"].to_numpy()  # a query's mean row weight
+        want = _library_weighted_mean(per_query, w, y, sizes)
+        assert want == pytest.approx(logged[k], abs=1e-6), k
+        if k == 5:  # weighted_mean weights the empty queries' 1 like any value
+            assert abs(weighted_mean(per_query)[f"nDCG@{k}"] - logged[k]) > 1e-3
+    unweighted = _mean(y, scores, sizes, "nDCG@5", convention="lightgbm", gain=linear)
+    assert abs(unweighted - logged[5]) > 1e-4  # the weights matter
+    # without queries lacking a relevant row, weighted_mean is LightGBM's mean
+    keep = np.repeat(np.bincount(np.repeat(np.arange(sizes.size), sizes), y) > 0, sizes)
+    valid = (x[keep], y[keep], sizes[np.bincount(np.repeat(np.arange(sizes.size), sizes),
+                                                 y) > 0])  # fmt: skip
+    model, logged = _lightgbm(train, valid, weight=rows[keep], label_gain=linear)
+    per_query = evaluate_groups(valid[1], model.predict(valid[0], num_threads=1), valid[2],
+                                "nDCG@5", convention="lightgbm", gain=linear,
+                                row_weights=rows[keep])  # fmt: skip
+    assert weighted_mean(per_query)["nDCG@5"] == pytest.approx(logged[5], abs=1e-6)
+
+
+def test_lightgbm_scores_a_query_without_relevant_rows_one():
+    train, valid = _ltr_data(seed=4)
+    x, y, sizes = valid
+    _, logged = _lightgbm(train, (x, np.zeros_like(y), sizes))
+    assert all(v == 1.0 for v in logged.values())
+    assert _mean(np.zeros_like(y), np.arange(y.size, dtype=float), sizes, "nDCG@3",
+                 convention="lightgbm") == 1.0  # fmt: skip
+
+
+def test_xgboost_logged_ndcg_equals_evaluate_groups_ties_and_empty_queries_included():
+    train, valid = _ltr_data()
+    x, y, sizes = valid
+    scores, logged = _xgboost(train, valid)
+    _, logged_minus = _xgboost(train, valid, minus=True)
+    assert np.unique(scores).size < scores.size / 4
+    for k in KS:
+        got = _mean(y, scores, sizes, f"nDCG@{k}", convention="xgboost")
+        assert got == pytest.approx(logged[k], abs=1e-6), k
+        # ndcg@k-: a query without a relevant row scores 0
+        got = _mean(y, scores, sizes, f"nDCG@{k}", convention="xgboost", no_relevant=0)
+        assert got == pytest.approx(logged_minus[k], abs=1e-6), k
+        assert logged_minus[k] < logged[k] - 0.1
+    flipped = [_mean(_reversed_within(y, sizes), _reversed_within(scores, sizes), sizes,
+                     f"nDCG@{k}", convention="xgboost") for k in KS]  # fmt: skip
+    assert all(abs(a - logged[k]) > 1e-3 for a, k in zip(flipped, KS, strict=True))
+
+
+def test_xgboost_linear_gain_and_group_weights():
+    train, valid = _ltr_data(seed=5)
+    x, y, sizes = valid
+    weights = np.random.default_rng(6).uniform(0.5, 2.0, size=sizes.size)
+    w32 = weights.astype(np.float32).astype(np.float64)  # XGBoost keeps float32 weights
+    scores, logged = _xgboost(train, valid, weight=weights, ndcg_exp_gain=False)
+    exp_scores, exp_logged = _xgboost(train, valid, weight=weights)
+    for k in KS:
+        per_query = evaluate_groups(y, scores, sizes, f"nDCG@{k}", convention="xgboost",
+                                    gain="linear", weights=weights)  # fmt: skip
+        want = _library_weighted_mean(per_query, w32, y, sizes)
+        assert want == pytest.approx(logged[k], abs=1e-6), k
+        per_query = evaluate_groups(y, exp_scores, sizes, f"nDCG@{k}", convention="xgboost",
+                                    weights=weights)  # fmt: skip
+        want = _library_weighted_mean(per_query, w32, y, sizes)
+        assert want == pytest.approx(exp_logged[k], abs=1e-6), k
+        assert abs(weighted_mean(per_query)[f"nDCG@{k}"] - exp_logged[k]) > 1e-3
+    assert abs(_mean(y, exp_scores, sizes, "nDCG@5", convention="xgboost")
+               - exp_logged[5]) > 1e-3  # the weights matter  # fmt: skip
+
+
+def test_xgboost_query_ids_and_all_zero_queries():
+    # query ids instead of sizes; an evaluation set whose queries all lack a relevant row
+    train, valid = _ltr_data(seed=7)
+    x, y, sizes = valid
+    xgb = _peer("xgboost")
+    qid = np.repeat(np.arange(sizes.size) * 10 + 3, sizes)
+    model = xgb.train({"objective": "rank:ndcg", "nthread": 1, "seed": 0, "max_depth": 2},
+                      xgb.DMatrix(train[0], train[1], group=train[2]), 3)  # fmt: skip
+    for name, labels in (("some", y), ("none", np.zeros_like(y))):
+        dvalid = xgb.DMatrix(x, labels, qid=qid)
+        scores = model.predict(dvalid)
+        for minus in ("", "-"):
+            metric = xgb.train({"objective": "rank:ndcg", "nthread": 1, "seed": 0,
+                                "max_depth": 2, "eval_metric": f"ndcg@5{minus}"},
+                               xgb.DMatrix(train[0], train[1], group=train[2]), 3,
+                               evals=[(dvalid, name)], evals_result=(res := {}),
+                               verbose_eval=False)  # fmt: skip
+            assert np.array_equal(metric.predict(dvalid), scores)
+            got = _mean(labels, scores, qid, "nDCG@5", convention="xgboost",
+                        no_relevant=0 if minus else 1)  # fmt: skip
+            assert got == pytest.approx(res[name][f"ndcg@5{minus}"][-1], abs=1e-6)
+            if name == "none":
+                assert got == (0.0 if minus else 1.0)
 
 
 MEASURES = ["nDCG@10", "nDCG(gain='exponential')@5", "AP", "AP@10", "P@5", "R@5", "RR",
@@ -432,8 +605,9 @@ def test_id_lists_and_dict_runs_give_identical_results(seed):
         columns=["user", "item", "rating"],
     )
     columns = {"query_id": "user", "doc_id": "item", "rank": "position", "relevance": "rating"}
-    pd.testing.assert_frame_equal(rankeval.evaluate(truth, frame, measures, columns=columns),
-                                  want)  # fmt: skip
+    got = rankeval.evaluate(truth, frame, measures, columns=columns)
+    assert got.index.name == "user"  # indexed by your name of the query column (issue 37)
+    pd.testing.assert_frame_equal(got.rename_axis("query_id"), want)
 
 
 def test_integer_ids_round_trip_through_evaluate_and_groups():
@@ -444,7 +618,9 @@ def test_integer_ids_round_trip_through_evaluate_and_groups():
     columns = {"query_id": "user", "doc_id": "item", "score": "pred", "relevance": "rating"}
     df = rankeval.evaluate(frame, frame, ["nDCG@5", "AP"], columns=columns, ties="input")
     assert df.index.dtype == np.int64 and df.index.tolist() == sorted(set(qid.tolist()))
-    pd.testing.assert_frame_equal(evaluate_groups(labels, scores, qid, ["nDCG@5", "AP"]), df)
+    assert df.index.name == "user"  # your name of the query column (issue 37)
+    pd.testing.assert_frame_equal(evaluate_groups(labels, scores, qid, ["nDCG@5", "AP"]),
+                                  df.rename_axis("query_id"))  # fmt: skip
 
 
 def test_many_groups_with_rows_not_adjacent():

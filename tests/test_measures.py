@@ -96,7 +96,7 @@ def test_parse_measures_dedupes_and_keeps_order():
     [
         ("nDGC@10", r"unknown measure 'nDGC@10' \(did you mean 'nDCG'"),
         ("Ndcg@10", r"did you mean 'nDCG'"),
-        ("gm_map", r"'gm_map' \(an ir_measures/trec_eval measure that rankeval does not compute\)"),
+        ("INST", r"'INST' \(an ir_measures/trec_eval measure that rankeval does not compute\)"),
         ("foo", r"unknown measure 'foo'; known measures: P, R, Hits, Success"),
         ("P@0", r"cut-off after '@' must be a positive integer, got '0'"),
         ("P@x", r"cut-off .* got 'x'"),
@@ -185,13 +185,14 @@ def test_trec_eval_dotted_syntax():
     assert names("map") == ["AP"] and names("P_10") == ["P@10"]
     assert names("ndcg.0=0,1=1,2=3") == ["nDCG(gains={2:3})"]
     assert names("set_F.0.5") == ["SetF(beta=0.5)"]
-    assert names("rbp.0.8") == ["trec_rbp(p=0.8)"]
+    assert names("rbp.p=0.8") == ["trec_rbp(p=0.8)"]
     official = names("official")
     assert official[:5] == ["NumQ", "NumRet", "NumRel", "NumRelRet", "AP"]
     assert "Bpref" in official and "IPrec@0.1" in official and "P@1000" in official
     every = names("all_trec")
     assert {"infAP", "11pt_avg", "SetF", "nDCG@10", "AP@1000", "R@5", "Success@1"} <= set(every)
-    assert names("set") == ["NumQ", "NumRet", "NumRel", "NumRelRet", "SetP", "SetR", "SetF"]
+    assert names("set") == ["NumQ", "NumRet", "NumRel", "NumRelRet", "Utility", "SetP", "SetR",
+                            "SetRelP", "SetMAP", "SetF"]
     with pytest.raises(ValueError, match="unknown measure 'foo'"):
         parse_trec_eval("foo")
     with pytest.raises(ValueError, match=r"'map' takes no parameters"):

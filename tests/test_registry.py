@@ -26,6 +26,88 @@ def _z(g):
     return np.nan_to_num(g, nan=0.0)
 
 
+# trec_eval's measures without a public function: one query, written out with loops as
+# trec_eval 10's m_*.c files compute them (tests/test_trec_eval_quicktest.py checks the
+# values against trec_eval's own expected output)
+
+
+def _set_map(g, J):
+    hits, n, r = (_z(g) >= 1).sum(), len(g), (J >= 1).sum()
+    return hits * hits / (n * r) if n and r else 0.0
+
+
+def _set_relative_p(g, J):
+    hits, n, r = (_z(g) >= 1).sum(), len(g), (J >= 1).sum()
+    return hits / min(n, r) if n and r else 0.0
+
+
+def _bin_g(g, J):
+    r = (J >= 1).sum()
+    total, nonrel = 0.0, 0
+    for x in _z(g):
+        if x >= 1:
+            total += 1 / np.log2(2 + nonrel)
+        else:
+            nonrel += 1
+    return total / r if r else 0.0
+
+
+def _rprec_mult(g, J, times):
+    cut = int(times * (J >= 1).sum() + 0.9)
+    return (_z(g)[:cut] >= 1).sum() / cut if cut else 0.0
+
+
+def _ideal(J):
+    return sorted((x for x in J if x > 0), reverse=True)
+
+
+def _g(g, J):
+    ideal = _ideal(J)
+    if not sum(ideal):
+        return 0.0
+    total = cost = gained = 0.0
+    for i, x in enumerate(np.maximum(_z(g), 0)):
+        cost += max(ideal[i] if i < len(ideal) else 0.0, 1.0)
+        gained += x
+        if x:
+            total += x / np.log2(2 + cost - gained)
+    return total / sum(ideal)
+
+
+def _cumulative_dcg(values, width):
+    out, acc = [], 0.0
+    for i in range(width):
+        acc += (values[i] if i < len(values) else 0.0) / np.log2(i + 2)
+        out.append(acc)
+    return out
+
+
+def _ndcg_rel(g, J):
+    gains, ideal = list(np.maximum(_z(g), 0)), _ideal(J)
+    width = max(len(gains), len(ideal)) + 2
+    dcg, idcg = _cumulative_dcg(gains, width), _cumulative_dcg(ideal, width)
+    total = sum(dcg[i] / idcg[i] for i, x in enumerate(gains) if x > 0)
+    found = sum(1 for x in gains if x > 0)
+    total += (len(ideal) - found) * (dcg[-1] / idcg[-1] if idcg[-1] > 0 else 0.0)
+    return total / max(len(ideal), 1) if total > 0 else 0.0
+
+
+def _rndcg(g, J):
+    gains, ideal = list(np.maximum(_z(g), 0)), _ideal(J)
+    width = max(len(gains), len(ideal)) + 2
+    dcg, idcg = _cumulative_dcg(gains, width), _cumulative_dcg(ideal, width)
+    padded = ideal + [0.0] * (width - len(ideal))
+    total, count = 0.0, 0
+    for i in range(1, len(ideal) + 1):  # where the ideal gain changes, the nDCG above
+        if padded[i] != padded[i - 1] and idcg[i - 1] > 0:
+            total += dcg[i - 1] / idcg[i - 1]
+            count += 1
+    if len(gains) > len(ideal) + 1 and idcg[-1] > 0:
+        total += dcg[-1] / idcg[-1]
+        count += 1
+    return total / count if (J >= 1).sum() and count else 0.0
+
+
 # name -> (spelling, call): call(f, g, J) is the value of the measure's public function
 # ``f`` for a query whose ranked grades are ``g`` (NaN: unjudged) and whose judged grades
 # (every one, retrieved or not) are ``J``; R = J >= 1 counts the relevant documents
@@ -58,6 +140,21 @@ ROWS = {
     "trec_rbp": ("trec_rbp@5", lambda f, g, J: f(g, 5, max_grade=J.max())),
     "trec_rbp_resid": ("trec_rbp_resid@5", lambda f, g, J: f(
         g, 5, max_grade=J.max(), return_residual=True)[1]),
+    "GMAP": ("GMAP", lambda f, g, J: f(_z(g), n_relevant=(J >= 1).sum())),
+    "GMBpref": ("GMBpref", lambda f, g, J: f(
+        g, n_relevant=(J >= 1).sum(), n_nonrelevant=(J < 1).sum())),
+    "RelP": ("RelP@3", lambda f, g, J: f(_z(g), 3, n_relevant=(J >= 1).sum())),
+    "SetMAP": ("SetMAP", lambda f, g, J: _set_map(g, J)),
+    "SetRelP": ("SetRelP", lambda f, g, J: _set_relative_p(g, J)),
+    "Utility": ("Utility", lambda f, g, J: 2 * (_z(g) >= 1).sum() - len(g)),
+    "binG": ("binG", lambda f, g, J: _bin_g(g, J)),
+    "G": ("G", lambda f, g, J: _g(g, J)),
+    "ndcg_rel": ("ndcg_rel", lambda f, g, J: _ndcg_rel(g, J)),
+    "Rndcg": ("Rndcg", lambda f, g, J: _rndcg(g, J)),
+    "NumNonRelJudgedRet": ("NumNonRelJudgedRet", lambda f, g, J: (
+        (~np.isnan(g)) & (_z(g) < 1)).sum()),
+    "RprecMult": ("RprecMult@0.5", lambda f, g, J: _rprec_mult(g, J, 0.5)),
+    "Unj": ("Unj@5", lambda f, g, J: np.isnan(g[:5]).sum() / 5),
     "NumQ": ("NumQ", lambda f, g, J: 1),
     "NumRet": ("NumRet", lambda f, g, J: len(g)),
     "NumRel": ("NumRel", lambda f, g, J: (J >= 1).sum()),

@@ -121,15 +121,13 @@ def test_query_without_relevant_document_scores_zero():
     assert df.loc["r"].tolist() == [1.0] * 7 + [1 / 16]  # ERR: R = (2^1 - 1) / 2^4
 
 
-def test_empty_ranking_in_a_dict_run_is_a_missing_query():
-    # {"q": {}} holds no run line, as a file cannot: the query is missing from the
-    # run (skipped by default, zero with missing="zero", trec_eval's -c)
-    df = evaluate({"q": {"a": 1}, "r": {"a": 1}}, {"q": {}, "r": {"a": 0.5}}, ["AP", "P@1"])
-    assert df.index.tolist() == ["r"]
-    zero = evaluate(
-        {"q": {"a": 1}, "r": {"a": 1}}, {"q": {}, "r": {"a": 0.5}}, ["AP", "P@1"], missing="zero"
-    )
-    assert zero.loc["q"].tolist() == [0.0, 0.0]
+def test_empty_ranking_in_a_dict_run_is_scored():
+    # {"q": {}} holds the query with an empty ranking: it is in the run, so it is scored
+    # (0, as pytrec_eval and ranx); a query absent from the run is skipped (issue 37)
+    df = evaluate({"q": {"a": 1}, "r": {"a": 1}, "s": {"a": 1}}, {"q": {}, "r": {"a": 0.5}},
+                  ["AP", "P@1"])  # fmt: skip
+    assert df.index.tolist() == ["q", "r"]
+    assert df.loc["q"].tolist() == [0.0, 0.0]
 
 
 def test_ties_broken_by_doc_id_descending_as_strings():
@@ -223,9 +221,9 @@ def test_measures_beyond_trec_eval():
     assert df.loc["q", "FRP@3"] == 1
 
 
-def test_labels_as_given_and_repeats_dropped():
+def test_labels_as_given_and_every_name_a_column():
     df = evaluate(QRELS, RUN, ["MAP", "AP", "ndcg_cut_2", rankeval.parse_measure("P@2")])
-    assert df.columns.tolist() == ["MAP", "ndcg_cut_2", "P@2"]
+    assert df.columns.tolist() == ["MAP", "AP", "ndcg_cut_2", "P@2"]
     assert evaluate(QRELS, RUN, "nDCG@2").columns.tolist() == ["nDCG@2"]
 
 
@@ -272,15 +270,16 @@ def test_integer_ids_keep_their_dtype_and_numeric_order():
     )
     columns = {"query_id": "user", "doc_id": "item", "score": "pred", "relevance": "rating"}
     mapped = evaluate(frame_qrels, frame_run, ["RR", "P@1"], columns=columns)
-    pd.testing.assert_frame_equal(mapped, df)
+    assert mapped.index.name == "user"  # your name of the query column (issue 37)
+    pd.testing.assert_frame_equal(mapped.rename_axis("query_id"), df)
 
 
-def test_integer_and_string_ids_match_as_text(tmp_path):
-    # a qrels file (string ids) and a frame with integer ids: compared as text
+def test_integer_and_string_ids_are_refused(tmp_path):
+    # a qrels file (string ids) and a frame with integer ids: no id is converted (issue 37)
     rankeval.write_qrels({"10": {"7": 1, "9": 0}}, tmp_path / "q")
     run = pd.DataFrame({"query_id": [10, 10], "doc_id": [7, 9], "score": [1.0, 1.0]})
-    df = evaluate(tmp_path / "q", run, ["RR"])
-    assert df.index.tolist() == ["10"] and df["RR"].tolist() == [1 / 2]
+    with pytest.raises(TypeError, match="column 'query_id' holds ids of two types, str and int"):
+        evaluate(tmp_path / "q", run, ["RR"])
 
 
 def test_id_lists_and_sets_like_a_recommender():

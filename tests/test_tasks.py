@@ -1,7 +1,7 @@
 """tasks.py's step graph: a failing step fails `check`, and what needs it does not run;
-and what `check` and `build` keep of the last build.
+what `check` and `build` keep of the last build; and the programs in tools/ it runs.
 
-`python3 tasks.py check` runs its steps with `run_graph`, each in a thread. A step that
+`python3 tasks.py check` runs its steps with `tools.taskgraph.run_graph`, each in a thread. A step that
 exits non-zero, cannot start at all, or prints bytes that are not UTF-8 must make the
 whole command exit non-zero, and no step that needs it may run (nor wait for it
 forever): otherwise a broken step would let `check` pass or hang.
@@ -17,6 +17,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from tools import attach_pdf, generate_config, pdf_step, taskgraph  # noqa: E402
 
 
 @pytest.fixture
@@ -28,13 +30,19 @@ def tasks(tmp_path, monkeypatch):
     return module
 
 
+@pytest.fixture
+def graph(tmp_path):
+    """`check`'s runner, its step logs in tmp_path."""
+    return lambda steps: taskgraph.run_graph(steps, tmp_path, ROOT)
+
+
 def step(code: str, needs=()):
     return [sys.executable, "-c", code], list(needs)
 
 
-def test_steps_that_pass_run_in_order_of_their_needs(tasks, tmp_path, capsys):
+def test_steps_that_pass_run_in_order_of_their_needs(graph, tmp_path, capsys):
     marker = tmp_path / "first.txt"
-    tasks.run_graph({
+    graph({
         "first": step(f"open({str(marker)!r}, 'w').write('done')"),
         "second": step(f"assert open({str(marker)!r}).read() == 'done'", ["first"]),
     })  # fmt: skip
@@ -42,9 +50,9 @@ def test_steps_that_pass_run_in_order_of_their_needs(tasks, tmp_path, capsys):
     assert "=== first: ok" in out and "=== second: ok" in out
 
 
-def test_a_failing_step_fails_the_graph_and_its_dependents_do_not_run(tasks, capsys):
+def test_a_failing_step_fails_the_graph_and_its_dependents_do_not_run(graph, capsys):
     with pytest.raises(SystemExit) as exit_:
-        tasks.run_graph({
+        graph({
             "broken": step("raise SystemExit(3)"),
             "after": step("print('should not run')", ["broken"]),
             "beside": step("pass"),
@@ -57,14 +65,14 @@ def test_a_failing_step_fails_the_graph_and_its_dependents_do_not_run(tasks, cap
     assert "=== beside: ok" in out
 
 
-def test_a_step_that_cannot_start_fails_instead_of_hanging(tasks, capsys):
+def test_a_step_that_cannot_start_fails_instead_of_hanging(graph, capsys):
     import threading
 
     outcome = {}
 
-    def graph():
+    def whole():
         try:
-            tasks.run_graph({
+            graph({
                 "missing": (["/nonexistent/program"], []),
                 "after": step("pass", ["missing"]),
             })  # fmt: skip
@@ -72,7 +80,7 @@ def test_a_step_that_cannot_start_fails_instead_of_hanging(tasks, capsys):
         except SystemExit as exit_:
             outcome["exit"] = exit_.code
 
-    runner = threading.Thread(target=graph, daemon=True)
+    runner = threading.Thread(target=whole, daemon=True)
     runner.start()
     runner.join(timeout=30)
     assert not runner.is_alive(), "run_graph hangs when a step cannot start"
@@ -82,10 +90,10 @@ def test_a_step_that_cannot_start_fails_instead_of_hanging(tasks, capsys):
     assert "=== after: not run" in out
 
 
-def test_output_that_is_not_utf8_is_shown_and_the_exit_code_kept(tasks, capsys):
+def test_output_that_is_not_utf8_is_shown_and_the_exit_code_kept(graph, capsys):
     code = "import sys; sys.stdout.buffer.write(b'TeX \\xff\\n'); sys.exit(4)"
     with pytest.raises(SystemExit) as exit_:
-        tasks.run_graph({"latex": step(code)})
+        graph({"latex": step(code)})
     assert exit_.value.code == 4
     assert "=== latex: FAILED (exit 4)" in capsys.readouterr().out
 
@@ -135,14 +143,14 @@ def fake_jupyter_book(folder: Path, mode: str) -> Path:
 
 
 @pytest.fixture
-def pdf_step(tasks, tmp_path):
-    """Runs tasks.PDF_STEP with a stand-in jupyter-book of the given mode."""
+def pdf_build(tmp_path):
+    """Runs tools/pdf_step.py with a stand-in jupyter-book of the given mode."""
     output = tmp_path / "pdf"
 
     def run(mode):
         folder = tmp_path / f"jb-{len(list(tmp_path.glob('jb-*')))}"
         result = subprocess.run(
-            [sys.executable, "-c", tasks.PDF_STEP, fake_jupyter_book(folder, mode), output,
+            [sys.executable, pdf_step.__file__, fake_jupyter_book(folder, mode), output,
              output / "_build" / "latex" / "book.pdf"],
             capture_output=True, text=True, timeout=60,
         )  # fmt: skip
@@ -153,21 +161,45 @@ def pdf_step(tasks, tmp_path):
     return run
 
 
-def test_the_pdf_build_starts_from_the_last_one_only_if_it_finished(pdf_step):
-    assert pdf_step("ok") == (0, ["fresh"])
-    assert pdf_step("ok") == (0, ["kept"])
-    code, builds = pdf_step("fails")  # from the last build, then once more afresh
+def test_the_pdf_build_starts_from_the_last_one_only_if_it_finished(pdf_build):
+    assert pdf_build("ok") == (0, ["fresh"])
+    assert pdf_build("ok") == (0, ["kept"])
+    code, builds = pdf_build("fails")  # from the last build, then once more afresh
     assert code != 0 and builds == ["kept", "fresh"]
-    assert pdf_step("ok") == (0, ["fresh"])  # no stamp after a failure: afresh
+    assert pdf_build("ok") == (0, ["fresh"])  # no stamp after a failure: afresh
 
 
-def test_a_build_that_fails_from_the_last_one_is_retried_afresh(pdf_step):
-    assert pdf_step("ok") == (0, ["fresh"])
-    assert pdf_step("fails-if-kept") == (0, ["kept", "fresh"])
-    assert pdf_step("ok") == (0, ["kept"])
+def test_a_build_that_fails_from_the_last_one_is_retried_afresh(pdf_build):
+    assert pdf_build("ok") == (0, ["fresh"])
+    assert pdf_build("fails-if-kept") == (0, ["kept", "fresh"])
+    assert pdf_build("ok") == (0, ["kept"])
 
 
-def test_the_pdf_of_an_earlier_build_never_passes_for_this_ones(pdf_step):
-    assert pdf_step("ok") == (0, ["fresh"])
-    code, _ = pdf_step("no-pdf")
-    assert code != 0 and "the LaTeX build made no" in pdf_step.stderr
+def test_the_pdf_of_an_earlier_build_never_passes_for_this_ones(pdf_build):
+    assert pdf_build("ok") == (0, ["fresh"])
+    code, _ = pdf_build("no-pdf")
+    assert code != 0 and "the LaTeX build made no" in pdf_build.stderr
+
+
+def test_the_generated_config_switches_execution_off_and_adds_the_links(tmp_path):
+    config = {"sphinx": {"local_extensions": {"bib_style": "_ext"}, "config": {}},
+              "execute": {"execute_notebooks": "force"}, "html": {}, "launch_buttons": {}}
+    out = generate_config.generate(config, ROOT / "_config.yml", execute="off",
+                                   repository="o/r", branch="launch", report="r.xml",
+                                   pdf="book.pdf", pdf_mode="later")
+    assert out["execute"]["execute_notebooks"] == "off"
+    assert out["sphinx"]["local_extensions"]["bib_style"] == str(ROOT / "_ext")
+    assert out["sphinx"]["config"] == {"nbval_report": "r.xml", "book_pdf": "book.pdf",
+                                       "book_pdf_attached_later": True}
+    assert out["repository"]["branch"] == "launch"
+    with pytest.raises(ValueError, match="execute"):
+        generate_config.generate(config, ROOT / "_config.yml", execute="maybe",
+                                 repository="", branch="", report="", pdf="", pdf_mode="")
+
+
+def test_attach_pdf_refuses_a_missing_pdf_and_copies_one_that_exists(tmp_path, capsys):
+    with pytest.raises(SystemExit, match="no PDF edition"):
+        attach_pdf.main([str(tmp_path / "missing.pdf"), str(tmp_path / "site.pdf")])
+    (tmp_path / "book.pdf").write_bytes(b"%PDF")
+    attach_pdf.main([str(tmp_path / "book.pdf"), str(tmp_path / "site.pdf")])
+    assert (tmp_path / "site.pdf").read_bytes() == b"%PDF"

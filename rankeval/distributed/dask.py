@@ -24,10 +24,11 @@ import os
 
 import numpy as np
 
-from ..evaluation.aggregate import from_totals
+from ..evaluation.aggregate import GM_FLOOR, from_totals, kinds
 from .partition import (
     COLUMNS,
     check_columns,
+    check_id_types,
     check_partitions,
     evaluate_partition,
     result_columns,
@@ -182,9 +183,15 @@ def evaluate(qrels, run, measures, *, npartitions=None, **conventions):
     dd = _require()
     import pandas as pd
 
+    if "columns" in conventions:  # evaluate's columns= renames frames; here, rename them
+        raise TypeError(
+            "columns= is not taken here: give the frames the columns query_id, doc_id and "
+            "relevance (qrels) or score (run), e.g. with .rename(columns={...})"
+        )
     labels = result_columns(measures)
     q = _frame(qrels, "qrels")
     r = _frame(run, "run")
+    check_id_types(q.dtypes, r.dtypes)
     q = q.assign(relevance=q["relevance"].astype("float64"), score=np.float64(np.nan))
     r = r.assign(score=r["score"].astype("float64"), relevance=np.float64(np.nan))
     columns = list(COLUMNS)
@@ -229,6 +236,12 @@ def means(per_query):
         One value per measure column.
     """
     frame = per_query.drop(columns="query_id")
+    geometric = [label for label, kind in zip(frame.columns, kinds(frame.columns), strict=True)
+                 if kind == "gmean"]  # fmt: skip
+    if geometric:  # trec_eval's geometric mean: aggregate's totals of the floored logs
+        frame = frame.assign(**{
+            label: np.log(frame[label].clip(lower=GM_FLOOR)) for label in geometric
+        })  # fmt: skip
     sums = frame.sum(skipna=False)  # per partition, then added up: aggregate's totals
     counts = frame.isna().astype("float64").count()  # rows, NaN or not
     if hasattr(sums, "compute"):

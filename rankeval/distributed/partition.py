@@ -31,7 +31,7 @@ COLUMNS = ("query_id", "doc_id", "relevance", "score")
 
 def result_columns(measures) -> list[str]:
     """Column labels of the per-query result, as :func:`rankeval.evaluate` names them."""
-    return measures_and_labels(measures)[1]
+    return [label for label, _ in measures_and_labels(measures)[1]]
 
 
 def value_column(kind: str) -> str:
@@ -49,6 +49,32 @@ def check_columns(columns, kind: str, what: str) -> None:
             f"the {kind} {what} lacks the column(s) {', '.join(missing)}; it needs "
             f"query_id, doc_id and {value}"
         )
+
+
+def _dtype_kind(dtype) -> str | None:
+    """``"int"`` or ``"str"`` for a pandas/NumPy dtype or a Spark type name."""
+    text = str(dtype)
+    if text in ("bigint", "int", "smallint", "tinyint"):  # Spark's names
+        return "int"
+    if text == "string" or text.startswith("string") or text == "object":
+        return "str"  # (an object column of pandas holds strings: ints would be int64)
+    kind = getattr(dtype, "kind", None)
+    if kind in ("i", "u"):
+        return "int"
+    if kind in ("O", "U", "S"):
+        return "str"
+    return None
+
+
+def check_id_types(qrels_dtypes, run_dtypes) -> None:
+    """The error of :func:`rankeval.evaluate` for integer ids on one side and string
+    ids on the other, from the two inputs' column types (``{column: dtype}``)."""
+    from ..io.tables import mixed_id_types
+
+    for column in ("query_id", "doc_id"):
+        a, b = _dtype_kind(qrels_dtypes[column]), _dtype_kind(run_dtypes[column])
+        if a and b and a != b:
+            raise mixed_id_types(column, a, b, f" (qrels: {a}, run: {b})")
 
 
 def check_partitions(n, name: str) -> int:

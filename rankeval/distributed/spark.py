@@ -15,10 +15,11 @@ Chapter: :doc:`/chapters/20_evaluating_at_scale`.
 
 from __future__ import annotations
 
-from ..evaluation.aggregate import from_totals
+from ..evaluation.aggregate import GM_FLOOR, from_totals, kinds
 from .partition import (
     COLUMNS,
     check_columns,
+    check_id_types,
     check_partitions,
     evaluate_partition,
     result_columns,
@@ -87,6 +88,12 @@ def evaluate(qrels, run, measures, *, num_partitions=None, **conventions):
 
     _check(qrels, "qrels")
     _check(run, "run")
+    check_id_types(dict(qrels.dtypes), dict(run.dtypes))
+    if "columns" in conventions:  # evaluate's columns= renames frames; here, rename them
+        raise TypeError(
+            "columns= is not taken here: give the frames the columns query_id, doc_id and "
+            "relevance (qrels) or score (run), e.g. with .rename(columns={...})"
+        )
     labels = result_columns(measures)
     id_type = dict(qrels.dtypes)["query_id"]
     q = qrels.select(
@@ -154,7 +161,12 @@ def means(per_query):
 
     labels = [c for c in per_query.columns if c != "query_id"]
     # aggregate's (sums, counts): Spark's sum keeps a NaN (NaN is a value, not a null)
-    aggs = [F.sum(F.col(f"`{label}`").cast("double")).alias(label) for label in labels]
+    aggs = []
+    for label, kind in zip(labels, kinds(labels), strict=True):
+        column = F.col(f"`{label}`").cast("double")
+        if kind == "gmean":  # trec_eval's geometric mean: totals of the floored logs
+            column = F.log(F.greatest(column, F.lit(GM_FLOOR)))
+        aggs.append(F.sum(column).alias(label))
     row = per_query.agg(F.count(F.lit(1)).alias("__rows"), *aggs).collect()[0]
     sums = pd.Series([float(row[label]) for label in labels], index=labels, dtype="float64")
     counts = pd.Series(float(row["__rows"]), index=labels, dtype="float64")

@@ -4,7 +4,8 @@ line's ``all`` lines, weighted means, and the per-partition totals of Dask and S
 The rule, written once: a column's summary is :math:`\sum_q w_q v_q / \sum_q w_q`
 (:math:`w_q = 1` without weights: the mean), or :math:`\sum_q v_q` for a measure
 declared ``aggregate="sum"`` (the counts, which trec_eval sums; weights do not
-apply to them). **A NaN anywhere in a column makes its summary NaN**: never a
+apply to them), or :math:`\exp(\sum_q w_q \log \max(v_q, 10^{-5}) / \sum_q w_q)` for a
+measure declared ``aggregate="gmean"`` (trec_eval's geometric means gm_map and gm_bpref). **A NaN anywhere in a column makes its summary NaN**: never a
 mean over fewer queries, which would change the denominator without a word.
 
 The (sums, counts) form splits that rule for data that live in pieces:
@@ -20,11 +21,13 @@ import numpy as np
 
 from ..measures import parse_measure
 
-__all__ = ["aggregate", "totals", "from_totals", "kinds"]
+__all__ = ["aggregate", "totals", "from_totals", "kinds", "GM_FLOOR", "geometric_mean"]
+
+GM_FLOOR = 1e-5  # trec_eval's MIN_GEO_MEAN: a 0 would make the geometric mean 0
 
 
 def kinds(labels, measures=None) -> list:
-    """``"mean"`` or ``"sum"`` for each column: from ``measures`` (one per column) if
+    """``"mean"``, ``"sum"`` or ``"gmean"`` for each column: from ``measures`` (one per column) if
     given, else from the column labels; a label that is no measure name is averaged."""
     labels = list(labels)
     if measures is not None:
@@ -59,6 +62,8 @@ def totals(frame, measures=None, weights=None):
     sums, counts = {}, {}
     for label, kind in zip(labels, how, strict=True):
         column = frame[label].to_numpy()
+        if kind == "gmean":  # the geometric mean: totals of the floored logs
+            column = np.log(np.maximum(column.astype(np.float64), GM_FLOOR))
         if kind == "sum" or w is None:
             sums[label] = float(column.sum())
             counts[label] = float(len(column))
@@ -83,7 +88,21 @@ def from_totals(sums, counts, measures=None):
     for label, kind in zip(sums.index, how, strict=True):
         if kind == "sum":
             out[label] = sums[label]
+        elif kind == "gmean":
+            out[label] = np.exp(out[label])
     return out.astype(np.float64)
+
+
+def geometric_mean(values, weights=None) -> float:
+    """trec_eval's geometric mean (gm_map, gm_bpref): ``exp(mean(log(max(v, 1e-5))))``,
+    weighted if ``weights`` are given; NaN if a value is NaN or there is none."""
+    values = np.asarray(values, dtype=np.float64)
+    if not values.size or np.isnan(values).any():
+        return float("nan")
+    logs = np.log(np.maximum(values, GM_FLOOR))
+    if weights is None:
+        return float(np.exp(logs.mean()))
+    return float(np.exp(weights @ logs / weights.sum()))
 
 
 def aggregate(frame, measures=None, *, weights=None):
@@ -104,7 +123,8 @@ def aggregate(frame, measures=None, *, weights=None):
     -------
     pandas.Series
         For each column: the sum over queries for the counts (NumQ, NumRet,
-        NumRel, NumRelRet; trec_eval sums them), the mean otherwise. A NaN
+        NumRel, NumRelRet; trec_eval sums them), trec_eval's geometric mean
+        for GMAP and GMBpref (each value floored at 1e-5), the mean otherwise. A NaN
         in a column gives NaN, never a mean over fewer queries.
 
     Notes

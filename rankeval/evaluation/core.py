@@ -23,16 +23,25 @@ CELL_BUDGET = 1 << 24  # cells of one padded (queries x depth) matrix per block
 
 
 def measures_and_labels(measures):
-    """Parsed measures (repeats removed) and their column labels: each measure as the
-    caller spelled it first."""
+    """The parsed measures, each once, and the result's columns ``[(label, i)]``: one
+    column per name asked for, in the order asked, ``i`` the position of its measure
+    in the parsed list.
+
+    Two spellings of one measure (``"MRR"`` and ``"RR"``) are two columns with the
+    same values, so that every name asked for comes back; a name repeated exactly
+    (after stripping spaces) is one column.
+    """
     items = [measures] if isinstance(measures, (str, Measure)) else measures
     if hasattr(items, "__iter__") and not isinstance(items, (str, Measure)):
         items = list(items)
-    parsed = parse_measures(items)
-    first = {}
+    parsed = parse_measures(items)  # the checks of the whole list (empty list, types)
+    position = {m: i for i, m in enumerate(parsed)}
+    columns = {}
     for item in items:
-        first.setdefault(parse_measure(item), item if isinstance(item, str) else str(item))
-    return parsed, [first[m].strip() for m in parsed]
+        label = item.strip() if isinstance(item, str) else str(item)
+        if label not in columns:
+            columns[label] = position[parse_measure(item)]
+    return parsed, list(columns.items())
 
 
 def check_needs(measures, needs: str) -> None:
@@ -125,11 +134,13 @@ def with_gain(parsed, gain, grades=None, name=None) -> list:
 
 
 def fill_no_relevant(values, parsed, ranked, threshold, no_relevant) -> None:
-    """Give every measure bounded by [0, 1] the value ``no_relevant`` on the queries with
-    no relevant document (LightGBM's and XGBoost's 1); None leaves the values alone."""
+    """Give every measure bounded by [0, 1] the value ``no_relevant`` on the queries whose
+    labels are all 0, so that their ideal DCG is 0 (LightGBM's and XGBoost's 1); None
+    leaves the values alone. As in LightGBM, the rule does not depend on the threshold
+    of the binary measures."""
     if no_relevant is None:
         return
-    empty = ranked.n_relevant(threshold) == 0
+    empty = ranked.max_judged_grade() <= 0
     if empty.any():
         for m in parsed:
             if m.declaration.bounds == (0.0, 1.0) and m.aggregate == "mean":

@@ -249,7 +249,7 @@ def evaluate_diversity(
     block = SubtopicBlock(runs, judged, alpha, threshold)
     frame = pd.DataFrame({
         label: m.declaration.score(block, m.cutoff)
-        for label, m in zip(labels, parsed, strict=True)
+        for label, m in [(label, parsed[i]) for label, i in labels]
     })  # fmt: skip
     ids = ranked.query_ids
     frame.index = pd.Index(

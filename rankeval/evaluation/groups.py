@@ -114,6 +114,14 @@ def _from_sizes(sizes, n: int):
 
 def _from_ids(ids, n: int):
     """A query id per row -> row codes (ids sorted as evaluate sorts them), ids."""
+    if not isinstance(ids, np.ndarray) or ids.dtype.kind == "O":
+        # np.asarray([1, "1"]) would make both strings: refuse ids of two types first
+        from ..io.tables import id_kind, mixed_id_types
+
+        values = ids.tolist() if hasattr(ids, "tolist") else list(ids)
+        kinds = dict.fromkeys(k for k in map(id_kind, values) if k)
+        if len(kinds) > 1:
+            raise mixed_id_types("query_id", *kinds)
     arr = np.asarray(ids)
     if arr.ndim != 1:
         raise ValueError(f"query ids must be 1-D (one per row), got shape {arr.shape}")
@@ -184,7 +192,7 @@ def _groups(group, n: int, group_kind: str):
                 "row, and group sizes must be integers adding up to the number of rows"
             )
     if group_kind == "ids":
-        return _from_ids(arr, n), "query_id"
+        return _from_ids(group, n), "query_id"
     return _from_sizes(arr, n), "group"
 
 
@@ -312,10 +320,11 @@ def evaluate_groups(
         is scikit-learn's ``ndcg_score`` with ``ignore_ties=False``.
     no_relevant : float or None, default: the convention's
         Value of every measure that lies in [0, 1] (not DCG, Hits, the counts
-        and the ranks MR, FRP) for a query with no label ``>= threshold``: 1 in LightGBM and XGBoost,
-        the measure's own value (0 for nDCG) with None, as trec_eval and
-        scikit-learn. With whole-number labels and ``threshold=1`` these are
-        exactly the queries whose ideal DCG is 0.
+        and the ranks MR, FRP) for a query whose labels are all 0 (its ideal
+        DCG is 0): 1 in LightGBM and XGBoost, the measure's own value (0 for
+        nDCG) with None, as trec_eval and scikit-learn. As in LightGBM, the
+        rule does not depend on ``threshold``: a query whose best label is 1
+        is scored, not set to ``no_relevant``, when ``threshold=2``.
     gain : {"linear", "exponential"} or sequence of float, default: the convention's
         Gain of nDCG and DCG measures that do not name their own
         (``"nDCG(gain='linear')@10"`` keeps its gain): the label itself
@@ -328,8 +337,8 @@ def evaluate_groups(
         DCG only). trec_eval's order of ties (by document id) needs ids: use
         :func:`rankeval.evaluate` for it.
     threshold : float, default=1
-        A label ``>= threshold`` is relevant for binary measures and for
-        ``no_relevant``.
+        A label ``>= threshold`` is relevant for binary measures
+        (``no_relevant`` does not depend on it).
     weights : array-like, dict or pandas.Series, optional
         One weight per query (XGBoost's group weights), in the order of the
         result's index, or keyed by query id. Kept in the result's
@@ -446,7 +455,7 @@ def evaluate_groups(
                 "gain='linear' or your own table of gains"
             )
     (codes, ids, sizes), index_name = _groups(group, y.size, group_kind)
-    parsed, names = measures_and_labels(measures)
+    parsed, names = measures_and_labels(measures)  # one column per name asked for
     check_needs(parsed, "ranking")
     parsed = with_gain(parsed, gain, y, "labels")
     if ties == "average":
@@ -480,7 +489,7 @@ def evaluate_groups(
 
     import pandas as pd
 
-    frame = pd.DataFrame({name: values[m] for name, m in zip(names, parsed, strict=True)})
+    frame = pd.DataFrame({name: values[parsed[i]] for name, i in names})
     frame.index = pd.Index(
         ids, name=index_name, dtype=ids.dtype if ids.dtype.kind == "i" else object
     )
@@ -523,7 +532,12 @@ def weighted_mean(frame, weights=None):
     LightGBM's ``ndcg`` divides :math:`\sum_q w_q \, \mathrm{nDCG}(q)` by
     :math:`\sum_q w_q`, with :math:`w_q` the mean weight of the query's rows;
     XGBoost does the same with one weight per group. Without weights both are
-    the plain mean over queries. A NaN in a column gives NaN, as in
+    the plain mean over queries. With weights, both libraries add the value
+    of a query without a relevant row (1, or 0 for XGBoost's ``ndcg-``) to
+    the sum *unweighted*, while its :math:`w_q` still counts in the divisor;
+    this function weights it like any other value, so the two agree only when
+    such queries have weight 1 or there are none (``tests/test_ltr.py`` trains
+    both libraries and checks either formula). A NaN in a column gives NaN, as in
     :func:`rankeval.aggregate` (never a mean over fewer queries).
 
     Chapter: :doc:`/chapters/21_recommenders_and_ltr`.

@@ -54,7 +54,9 @@ def evaluate(
         iteration doc_id grade``; ``"-"`` for stdin, ``.gz``/``.bz2``/``.xz``
         read transparently), ``{query_id: {doc_id: grade}}``,
         ``{query_id: set_of_relevant_ids}`` (grade 1), or a table with
-        columns ``query_id``, ``doc_id``, ``relevance``. A negative grade
+        columns ``query_id``, ``doc_id``, ``relevance`` (a pandas, polars or
+        Arrow table, or a Parquet file: a path ending in ``.parquet`` or a
+        file that starts with Parquet's magic bytes). A negative grade
         (some TREC collections use -1, -2) is judged and not relevant, with
         gain 0, as in trec_eval.
     run : str, os.PathLike, file, dict, pandas.DataFrame or pyarrow.Table
@@ -62,8 +64,8 @@ def evaluate(
         rank score tag``; the rank column is ignored, as trec_eval ignores
         it), ``{query_id: {doc_id: score}}``, ``{query_id: [doc ids, best
         first]}`` (a recommender's lists), or a table with columns
-        ``query_id``, ``doc_id`` and ``score`` (or ``rank``). Higher scores
-        rank first.
+        ``query_id``, ``doc_id`` and ``score`` (or ``rank``), in memory or
+        in a Parquet file, as for ``qrels``. Higher scores rank first.
     measures : str, Measure or list of them
         Measure names in ir_measures spelling, e.g. ``["nDCG@10", "AP",
         "P@5", "RR", "R@100", "RBP(p=0.9)"]``; see :mod:`rankeval.measures`
@@ -91,6 +93,14 @@ def evaluate(
         without a cut-off have no value for an empty ranking: a ValueError
         asks for a cut-off rather than a NaN that a mean would skip. Queries
         of the run without judgments are always ignored, as in trec_eval.
+        ``"skip"`` leaves such a query out of the table, and so out of any
+        mean, without a message (the table's length says how many queries
+        are scored); an evaluation in which every judged query counts, such
+        as a recommender's, where every test user must count whether or not
+        the model listed items for them, needs ``missing="zero"``. A query
+        that the run holds with an empty ranking (``{q: {}}`` or ``{q: []}``)
+        is in the run, so it is always scored, as an empty ranking, as
+        pytrec_eval and ranx score it.
     judged_only : bool, default=False
         Drop unjudged (and negatively judged) documents from each ranking
         before scoring: trec_eval's ``-J``. A query left with no document
@@ -125,9 +135,10 @@ def evaluate(
     Returns
     -------
     pandas.DataFrame
-        Index ``query_id`` (sorted: strings by bytes; integer ids keep their
+        Index ``query_id``, or your name of it in ``columns`` (sorted: strings by bytes; integer ids keep their
         ``int64`` dtype and numeric order), one column per measure, labelled
-        as given in ``measures`` (repeats removed): float64, or int64 for the
+        as given in ``measures`` (two names of one measure, such as ``"MRR"``
+        and ``"RR"``, are two columns; an exact repeat is one): float64, or int64 for the
         counts (NumQ, NumRet, NumRel, NumRelRet). Summarise it with
         :func:`aggregate`, which sums the counts and averages the rest.
 
@@ -202,7 +213,7 @@ def score_run(qrels, run, measures, *, threshold=1, ties="trec_eval", ideal="jud
         judged_only=judged_only, score_precision=score_precision, grades=grades,
         max_docs=max_docs,
     )  # fmt: skip
-    parsed, labels = measures_and_labels(measures)
+    parsed, columns_out = measures_and_labels(measures)
     check_needs(parsed, "ranking")
     if chosen.ties == "average":
         check_tie_averaging(
@@ -228,11 +239,11 @@ def score_run(qrels, run, measures, *, threshold=1, ties="trec_eval", ideal="jud
 
     import pandas as pd
 
-    frame = pd.DataFrame({label: values[m] for label, m in zip(labels, parsed, strict=True)})
+    frame = pd.DataFrame({label: values[parsed[i]] for label, i in columns_out})
     ids = ranked.query_ids
-    frame.index = pd.Index(
-        ids, name="query_id", dtype=ids.dtype if ids.dtype.kind == "i" else object
-    )
+    # indexed by the caller's name of the query column, when columns= gives one
+    name = (columns or {}).get("query_id", "query_id")
+    frame.index = pd.Index(ids, name=name, dtype=ids.dtype if ids.dtype.kind == "i" else object)
     in_run = ranked.in_run
     del ranked, values, ids
     release_memory()  # Arrow's freed pages go back to the system before the next call

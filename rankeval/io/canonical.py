@@ -142,6 +142,12 @@ def canonical_table(source, kind: str, columns) -> pa.Table:
     """The canonical table, except that ``query_id`` may come dictionary-encoded
     (from dicts, whose query codes are known): :func:`rankeval.rank_run` uses
     the codes as they are; :func:`qrels_table` and :func:`run_table` decode."""
+    if tables.is_parquet(source):
+        import pyarrow.parquet as pq
+
+        name = getattr(source, "name", source)
+        return tables.from_arrow(pq.read_table(source), kind, columns,
+                                 f"{tables.kind_label(kind)} Parquet file {os.fspath(name)}")
     if isinstance(source, (str, os.PathLike)) or hasattr(source, "read"):
         return trec.read_table(source, kind)
     if isinstance(source, Mapping):

@@ -43,7 +43,9 @@ Chapter: :doc:`/chapters/14_evaluating_a_run`.
 
 from __future__ import annotations
 
+import io
 import numbers
+import os
 from collections.abc import Mapping
 from itertools import chain
 
@@ -51,7 +53,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["kind_label", "first_duplicate", "codes", "finish", "from_mapping", "from_subtopic_mapping", "from_pandas", "from_arrow", "to_numpy_bool", "first_true", "VALUE", "WHAT"]
+__all__ = ["kind_label", "first_duplicate", "codes", "finish", "from_mapping", "from_subtopic_mapping", "from_pandas", "from_arrow", "to_numpy_bool", "first_true", "VALUE", "WHAT", "is_parquet", "mixed_id_types", "id_kind"]
 
 VALUE = {"qrels": "relevance", "run": "score", "subtopics": "relevance"}
 WHAT = {"qrels": "grade", "run": "score", "subtopics": "grade"}
@@ -278,6 +280,67 @@ def to_numpy_bool(values) -> np.ndarray:
 
 
 # --- ids -------------------------------------------------------------------------------
+
+
+def is_parquet(source) -> bool:
+    """True for a Parquet file: a path ending in ``.parquet``, or a regular file or a
+    seekable binary file object that starts with Parquet's magic bytes ``PAR1``."""
+    if isinstance(source, (str, os.PathLike)):
+        path = os.fspath(source)
+        if isinstance(path, bytes) or path == "-":
+            return False
+        if path.lower().endswith(".parquet"):
+            return True
+        if not os.path.isfile(path):
+            return False
+        try:
+            with open(path, "rb") as f:
+                return f.read(4) == b"PAR1"
+        except OSError:
+            return False  # the reader reports it
+    read, seek = getattr(source, "read", None), getattr(source, "seek", None)
+    if read is None or seek is None or isinstance(source, io.TextIOBase):
+        return False
+    try:
+        if not source.seekable():
+            return False
+        position = source.tell()
+        head = read(4)
+        source.seek(position)
+    except (OSError, ValueError, AttributeError):
+        return False
+    return head == b"PAR1"
+
+
+def mixed_id_types(column: str, first: str, second: str, where: str = "") -> TypeError:
+    """The one error for ids of two types (evaluate, evaluate_groups, Dask, Spark).
+
+    ``first`` and ``second`` name the types (``"int"``, ``"str"``); ``where`` says
+    which inputs hold them, e.g. ``" (qrels: int, run: str)"``.
+    """
+    return TypeError(
+        f"column {column!r} holds ids of two types, {first} and {second}{where}: ids are "
+        "compared exactly and never converted (1 and '1' would be different ids); give "
+        f"every {column} as an integer or every one as a string"
+    )
+
+
+def id_kind(value) -> str | None:
+    """``"int"`` or ``"str"`` for an id value, an Arrow type or a NumPy/pandas dtype;
+    None for anything else (left to the readers' own checks)."""
+    if isinstance(value, (pa.DataType,)):
+        if pa.types.is_integer(value):
+            return "int"
+        if pa.types.is_string(value) or pa.types.is_large_string(value) or _is_string_view(
+            value
+        ):
+            return "str"
+        return None
+    if isinstance(value, str):
+        return "str"
+    if _is_int(value):
+        return "int"
+    return None
 
 
 def _is_int(x) -> bool:
@@ -587,10 +650,16 @@ def from_pandas(frame, kind: str, columns) -> pa.Table:
     def where(row, other=None):
         if row is None:
             return source
+        if not index.is_unique:  # (after pd.concat, say): the labels name no one row
+            if other is None:
+                return f"{source}, row at position {row}"
+            return f"{source}, rows at positions {row} and {other}"
         if other is None:
             return f"{source}, row {label(row)}"
         return f"{source}, rows {label(row)} and {label(other)}"
 
+    if len(frame) == 0:
+        raise ValueError(f"the {source} has no rows: there is nothing to evaluate")
     arrays = {}
     for canonical, name in needed.items():
         col = frame[name]

@@ -156,6 +156,8 @@ class _Input:
         self.data = None
         if isinstance(source, str) and source == "-":
             self.name = "<stdin>"
+            if sys.stdin is None:  # started with standard input closed (`<&-`)
+                raise ValueError(f"'-' names standard input, which is closed: no {kind} to read")
             self.data = _read_all(getattr(sys.stdin, "buffer", sys.stdin), self.name)
         elif isinstance(source, (str, os.PathLike)):
             self.path = os.fspath(source)
@@ -636,26 +638,45 @@ def read_run(path, *, as_frame: bool = False, as_table: bool = False):
 # --- a run's tag -----------------------------------------------------------------------
 
 
-def _tag_of(first_lines: bytes) -> str | None:
-    """The 6th field of the first line that is neither blank nor a ``#`` comment (the
+def _tag_of_last(last_lines: bytes) -> str | None:
+    """The 6th field of the last line that is neither blank nor a ``#`` comment (the
     reader skips both)."""
-    for raw in first_lines.splitlines():
+    for raw in reversed(last_lines.splitlines()):
         fields = raw.decode("utf-8", "replace").lstrip("\ufeff").split()
         if fields and not fields[0].startswith("#"):
             return fields[5] if len(fields) >= 6 else None
     return None
 
 
+def _tail(inp, size: int = 1 << 16) -> bytes:
+    """The last ``size`` bytes (at least one whole line) of a run, decompressed: a seek for
+    a plain file, one pass over the data otherwise."""
+    if inp.opener is None and inp.path is not None:
+        with open(inp.path, "rb") as f:
+            end = f.seek(0, os.SEEK_END)
+            f.seek(max(0, end - size))
+            return f.read()
+    if inp.opener is None:
+        return bytes(inp.data[-size:])
+    last = b""
+    with inp._python_file() as f:
+        while chunk := f.read(1 << 20):
+            last = (last + chunk)[-size:]
+    return last
+
+
 def run_tag(source) -> str | None:
-    """The tag (6th field) of a run file's first line, as trec_eval's runid; None if
-    unknown. The file is opened as the reader opens it (compression, BOM); an
-    in-memory buffer is read from its start and rewound after."""
+    """The tag (6th field) of a run file's last line, as trec_eval's runid (the tag of
+    the last line it read); None if unknown, and for a Parquet file (a table has no
+    tag: the run is named by its path). The file is opened as the reader opens it
+    (compression, BOM); an in-memory buffer is read and rewound after."""
+    if tables.is_parquet(source):
+        return None
     position = source.tell() if isinstance(source, io.BytesIO) else None
     try:
-        return _tag_of(_Input(source, "run").head())
+        return _tag_of_last(_tail(_Input(source, "run")))
     except (OSError, EOFError, ValueError):
         return None  # the reader will report the problem with the file
     finally:
         if position is not None:
             source.seek(position)
-

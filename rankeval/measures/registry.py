@@ -12,6 +12,7 @@ Chapter: :doc:`/chapters/14_evaluating_a_run`.
 from __future__ import annotations
 
 import difflib
+import math
 import re
 from dataclasses import dataclass
 from importlib import import_module
@@ -53,6 +54,7 @@ _MODULES = tuple(
         "infap",
         "judged",
         "set_measures",
+        "relative_precision",
         "trec_rbp",
         "counts",
         "diversity",
@@ -81,9 +83,7 @@ _TREC_PARAM = {d.trec_eval: d for d in DECLARATIONS.values() if d.trec_eval_para
 _NOT_HERE = {
     "NERR8", "NERR9", "NERR10", "NERR11", "INST", "INSQ", "SDCG", "Compat",
     "P_rel", "StRecall", "AP_IA", "nNRBP", "NRBP", "Accuracy",
-    "Rprec_mult", "gm_map", "gm_bpref", "utility", "relstring", "SetAP", "set_map",
-    "relative_P", "set_relative_P", "ndcg_rel", "Rndcg", "binG", "G", "ideal_dcg",
-    "num_nonrel_judged_ret", "runid", "yaap",
+    "relstring", "SetAP", "ideal_dcg", "runid", "yaap",
 }  # fmt: skip
 
 
@@ -165,7 +165,8 @@ class Measure:
 
     @property
     def aggregate(self) -> str:
-        """``"mean"``, or ``"sum"`` for the counts (NumQ, NumRet, NumRel, NumRelRet)."""
+        """``"mean"``, ``"sum"`` for the counts (NumQ, NumRet, NumRel, NumRelRet), or
+        ``"gmean"`` for the geometric means GMAP and GMBpref."""
         return self.declaration.aggregate
 
     @property
@@ -180,7 +181,10 @@ def _value(text: str):
         return text[1:-1]
     if text.startswith("{") and text.endswith("}"):
         pairs = []
-        for item in filter(None, (x.strip() for x in text[1:-1].split(","))):
+        items = [x.strip() for x in text[1:-1].split(",") if x.strip()]
+        if items and not any(":" in x for x in items):  # {0.25,0.5}: a list of numbers
+            return tuple(_value(x) for x in items)
+        for item in items:
             g, colon, v = item.partition(":")
             if not colon:
                 raise ValueError(f"gains must be written {{grade:gain,...}}, got {text!r}")
@@ -220,15 +224,26 @@ _SYNTAX = re.compile(
 _TREC_UNDERSCORE = re.compile(r"^\s*(?P<base>[A-Za-z0-9_]+?)_(?P<cut>\d+(?:\.\d+)?)\s*$")
 
 
+def _canonical(name: str) -> str:
+    """The declaration a known name (canonical, alias or trec_eval's) stands for."""
+    if name in DECLARATIONS:
+        return name
+    return _ALIASES.get(name) or _TREC_PLAIN.get(name) or name
+
+
 def _unknown(text, name):
     hint = ""
     if name in _NOT_HERE:
         hint = " (an ir_measures/trec_eval measure that rankeval does not compute)"
     else:
         names = list(DECLARATIONS) + list(_ALIASES) + list(_TREC_PLAIN)
-        close = difflib.get_close_matches(name, names, n=3)
         lower = [k for k in names if k.lower() == name.lower()]
+        # a short name is too close to too many others (HR and R): only its case is mended
+        close = [] if len(name) <= 3 else difflib.get_close_matches(name, names, n=5, cutoff=0.75)
         close = list(dict.fromkeys(lower + close))
+        if close:  # every suggestion names the measure of the best one, never another
+            measure = _canonical(close[0])
+            close = [c for c in close if _canonical(c) == measure][:3]
         if close:
             hint = f" (did you mean {' or '.join(map(repr, close))}?)"
     return ValueError(f"unknown measure {text!r}{hint}; known measures: {_known()}")
@@ -247,7 +262,18 @@ def _cutoff(decl, text, value):
                 f"measure {text!r}: the recall level after '@' must lie in [0, 1], got {value!r}"
             )
         return as_number(level)
-    if not value.isdigit() or int(value) <= 0:
+    if decl.cutoff == "multiple":  # Rprec_mult: a multiple of R, a number >= 0
+        try:
+            times = float(value)
+        except ValueError:
+            times = -1.0
+        if not (math.isfinite(times) and times >= 0):
+            raise ValueError(
+                f"measure {text!r}: the multiple of R after '@' must be a number >= 0, "
+                f"got {value!r}"
+            )
+        return as_number(times)
+    if not (value.isascii() and value.isdigit()) or int(value) <= 0:
         raise ValueError(
             f"measure {text!r}: the cut-off after '@' must be a positive integer, got {value!r}"
         )
@@ -275,6 +301,10 @@ def _make(decl, cutoff, given: dict, text) -> Measure:
         raise ValueError(f"measure {text!r}: give either gain= or gains=, not both")
     if decl.cutoff == "required" and cutoff is None:
         raise ValueError(f"measure {text!r}: {decl.name} needs a cut-off, e.g. {decl.name}@10")
+    if decl.cutoff == "multiple" and cutoff is None:
+        raise ValueError(
+            f"measure {text!r}: {decl.name} needs a multiple of R, e.g. {decl.name}@0.5"
+        )
     if decl.cutoff == "recall" and cutoff is None:
         raise ValueError(
             f"measure {text!r}: {decl.name} needs a recall level, e.g. {decl.name}@0.1"
@@ -284,10 +314,37 @@ def _make(decl, cutoff, given: dict, text) -> Measure:
 
 def _trec_eval_params(decl, base, params, text) -> dict:
     """The parameter of trec_eval's dotted syntax (``ndcg.0=0,1=1``, ``set_F.0.5``,
-    ``rbp.0.8``): ``{name: value}`` of the declaration's ``trec_eval_param``."""
+    ``rbp.p=0.8``, ``utility.1,-1,0,0``, ``11pt_avg..25,.5``): ``{name: value}`` of the
+    declaration's ``trec_eval_param``."""
     param = decl.param(decl.trec_eval_param) if decl.trec_eval_param else None
     if param is None:
         raise ValueError(f"trec_eval measure {base!r} takes no parameters, got {text!r}")
+    if param.kind == "probability":  # trec_eval 10: name=value pairs (rbp.p=0.5)
+        given = {}
+        for pair in params.split(","):
+            key, eq, value = pair.partition("=")
+            if not eq or key.strip() != param.name:
+                raise ValueError(
+                    f"trec_eval measure {text!r}: {base} takes its persistence as "
+                    f"{base}.{param.name}=0.5, as trec_eval 10 does (which refuses {base}.0.5)"
+                )
+            given[param.name] = _value(value)
+        return given
+    if param.kind == "coefficients":  # utility.a,b,c,d
+        try:
+            return {param.name: tuple(float(v) for v in params.split(","))}
+        except ValueError:
+            raise ValueError(
+                f"trec_eval measure {text!r}: {base} takes 4 numbers, e.g. {base}.1,-1,0,0"
+            ) from None
+    if param.kind == "levels":  # trec_eval's own recall levels: 11pt_avg..25,.5,.75
+        try:
+            return {param.name: tuple(float(v) for v in params.split(","))}
+        except ValueError:
+            raise ValueError(
+                f"trec_eval measure {text!r}: recall levels are numbers in [0, 1], e.g. "
+                f"{base}..25,.5,.75"
+            ) from None
     if param.kind != "gains":
         return {param.name: _value(params)}
     pairs = []  # level=gain pairs
@@ -307,7 +364,10 @@ def _trec_eval_printed(text):
     (``ndcg_0=0,1=1``, ``set_F_0.5``, ``rbp_0.8``), or None."""
     for name, decl in _TREC_PARAM.items():
         rest = text.strip()[len(name) + 1 :]
-        if text.strip().startswith(name + "_") and rest[:1] in set("0123456789-."):
+        first = set("0123456789-.")
+        if decl.param(decl.trec_eval_param).kind == "probability":  # rbp_p=0.5
+            first.add(decl.trec_eval_param[:1])
+        if text.strip().startswith(name + "_") and rest[:1] in first:
             return _make(decl, None, _trec_eval_params(decl, name, rest, text), text)
     return None
 
@@ -458,8 +518,37 @@ def parse_measures(measures) -> list:
     return list(dict.fromkeys(parse_measure(m) for m in items))
 
 
-def describe() -> str:
-    """One line per measure, for ``--help``: names, parameters, meaning."""
+def describe(name=None) -> str:
+    """One line per measure: its spelling with parameters, meaning and trec_eval names.
+
+    Parameters
+    ----------
+    name : str, optional
+        Only the measure this name parses to (``"MAP"``, ``"ndcg_cut_10"``);
+        default: every measure.
+
+    Returns
+    -------
+    str
+        The lines of ``--help`` and ``--list-measures``, one per measure:
+        ``NAME(params)@k  meaning [trec_eval: names]``.
+
+    Notes
+    -----
+    Generated from the measure declarations, so that the list can never
+    disagree with what :func:`~rankeval.parse_measure` accepts.
+
+    Chapter: :doc:`/chapters/14_evaluating_a_run`.
+
+    Examples
+    --------
+    >>> from rankeval import describe
+    >>> print(describe("Judged@5"))
+    Judged@k  share of the top k that is judged (Judged@k)
+    """
+    if name is not None:
+        d = parse_measure(name).declaration
+        return f"{_spelling(d)}  {d.summary}{_trec_note(d)}"
     width = max(len(_spelling(d)) for d in DECLARATIONS.values())
     return "\n".join(
         f"  {_spelling(d):<{width}}  {d.summary}{_trec_note(d)}" for d in DECLARATIONS.values()
@@ -521,13 +610,18 @@ def trec_eval_name(measure) -> str | None:
         if m.cutoff is not None or not d.trec_eval:
             return None
         value = m.param[d.trec_eval_param]
-        if isinstance(value, tuple):  # gains
+        kind = d.param(d.trec_eval_param).kind
+        if kind == "gains":
             return f"{d.trec_eval}_" + ",".join(f"{show(g)}={show(v)}" for g, v in value)
+        if kind in ("levels", "coefficients"):
+            return f"{d.trec_eval}_" + ",".join(show(x) for x in value)
+        if kind == "probability":  # trec_eval 10 prints rbp.p=0.5 as rbp_p=0.5
+            return f"{d.trec_eval}_{d.trec_eval_param}={show(value)}"
         return f"{d.trec_eval}_{show(value)}"
     if m.cutoff is not None:
         if not d.trec_eval_cut:
             return None
-        if d.cutoff == "recall":
+        if d.cutoff in ("recall", "multiple"):
             return f"{d.trec_eval_cut}_{m.cutoff:.2f}"
         return f"{d.trec_eval_cut}_{m.cutoff}"
     return d.trec_eval

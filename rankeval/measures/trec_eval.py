@@ -9,6 +9,8 @@ Chapter: :doc:`/chapters/14_evaluating_a_run`.
 
 from __future__ import annotations
 
+import re
+
 from ..metrics.declaration import show
 from .registry import (
     _TREC_CUT,
@@ -33,16 +35,17 @@ __all__ = [
 ]
 
 
-# trec_eval's measure sets (measures.c); names rankeval does not compute are left out
+# trec_eval's measure sets (measures.c of trec_eval 10: off_names, trec_names, set_names);
+# names rankeval does not compute are left out of the expansion
 _TREC_SETS = {
     "official": ("num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
                  "bpref", "recip_rank", "iprec_at_recall", "P"),
     "all_trec": ("num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
                  "bpref", "recip_rank", "iprec_at_recall", "P", "relstring", "recall",
-                 "infAP", "gm_bpref", "utility", "11pt_avg", "ideal_dcg", "dcg", "ndcg",
-                 "relative_P", "Rprec_mult", "success", "map_cut", "ndcg_cut", "ndcg_rel",
-                 "Rndcg", "binG", "G", "set_P", "set_recall", "set_relative_P", "set_map",
-                 "set_F", "num_nonrel_judged_ret"),
+                 "unj", "rbp", "rbp_resid", "infAP", "gm_bpref", "utility", "11pt_avg",
+                 "ndcg", "relative_P", "Rprec_mult", "success", "map_cut", "ndcg_cut",
+                 "ndcg_rel", "Rndcg", "binG", "G", "set_P", "set_recall", "set_relative_P",
+                 "set_map", "set_F", "num_nonrel_judged_ret"),
     "set": ("num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall",
             "set_relative_P", "set_map", "set_F"),
 }  # fmt: skip
@@ -61,7 +64,10 @@ def parse_trec_eval(name) -> list:
         ``ndcg_cut``), with its parameters after a dot (``P.5,10``,
         ``ndcg_cut.10``, ``recall.100``, ``iprec_at_recall.0.10,0.50``,
         ``set_F.0.5`` for beta, ``ndcg.0=0,1=1,2=3`` for a gain map,
-        ``rbp.0.8`` for p), or a set: ``official`` (the measures trec_eval
+        ``rbp.p=0.8`` for p, ``11pt_avg..25,.5,.75`` for recall levels,
+        ``utility.1,-1,0,0`` for its coefficients; a cut-off is read as trec_eval
+        reads it, by its leading integer: ``ndcg_cut.23.4`` is ``nDCG@23``), or a
+        set: ``official`` (the measures trec_eval
         prints by default), ``all_trec``, ``set``. Underscored names
         (``P_10``) work too.
 
@@ -70,8 +76,7 @@ def parse_trec_eval(name) -> list:
     list of Measure
         A family without parameters expands to trec_eval's default cut-offs
         (``P`` -> P@5, ..., P@1000). Members of a set that rankeval does not
-        compute (``runid``, ``gm_map``, ``relstring``, ``utility``,
-        ``Rprec_mult`` and the like) are left out of the expansion.
+        compute (``runid``, ``relstring``) are left out of the expansion.
 
     Raises
     ------
@@ -96,8 +101,8 @@ def parse_trec_eval(name) -> list:
     >>> # grades 0 and 1 keep their gain, grade 2 gets gain 3
     >>> [str(m) for m in parse_trec_eval("ndcg.0=0,1=1,2=3")]
     ['nDCG(gains={2:3})']
-    >>> [str(m) for m in parse_trec_eval("official")][:6]
-    ['NumQ', 'NumRet', 'NumRel', 'NumRelRet', 'AP', 'Rprec']
+    >>> [str(m) for m in parse_trec_eval("official")][:7]
+    ['NumQ', 'NumRet', 'NumRel', 'NumRelRet', 'AP', 'GMAP', 'Rprec']
     """
     if not isinstance(name, str):
         raise TypeError(f"a trec_eval measure must be a string such as 'P.10', got {name!r}")
@@ -116,6 +121,8 @@ def parse_trec_eval(name) -> list:
         decl = DECLARATIONS[_TREC_CUT[base]]
         if dot:
             values = [v.strip() for v in params.split(",")]
+            if decl.cutoff not in ("recall", "multiple"):  # atol, as trec_eval: 23.4 is 23
+                values = [_atol(v) for v in values]
         else:
             values = [show(v) for v in decl.trec_eval_cuts]
         if not values or "" in values:
@@ -138,6 +145,13 @@ def parse_trec_eval(name) -> list:
         except ValueError:
             pass
     raise _unknown(text, base)
+
+
+def _atol(text: str) -> str:
+    """A cut-off as trec_eval reads it (C's ``atol``): its leading integer, so that
+    ``"23.4"`` is 23; text without a leading integer is left for the checks to refuse."""
+    match = re.match(r"\s*\+?(\d+)", text)
+    return match.group(1) if match else text
 
 
 def label(item: str, measure) -> str:

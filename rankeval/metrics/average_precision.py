@@ -154,4 +154,8 @@ DECLARATIONS = (
                 trec_eval_cut="map_cut",
                 trec_eval_cuts=(5, 10, 15, 20, 30, 100, 200, 500, 1000), print_order=5, print_order_cut=27,
                 binary=True),
+    Declaration("GMAP", "AP, averaged over queries by a geometric mean (values floored at 1e-5)",
+                _score_ap, average_precision, params=(REL,), aliases=("gm_map",),
+                trec_eval="gm_map", print_order=6, cutoff="none", aggregate="gmean",
+                per_query=False, binary=True),
 )  # fmt: skip

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .declaration import Declaration, Param
+from .declaration import REL, Declaration, Param, relevant
 from .validation import as_batch, check_k, check_real, check_same_rows, finish
 
 __all__ = ["dcg", "ndcg"]
@@ -401,6 +401,11 @@ def ndcg(
 
     Notes
     -----
+    Grades must be >= 0 here (a negative grade is a ValueError), while
+    :func:`rankeval.evaluate` reads a negative qrels grade (TREC's -1 or -2)
+    as judged and not relevant, with gain 0, as trec_eval does:
+    ``ndcg(np.maximum(grades, 0), k)`` gives the value ``evaluate`` gives.
+
     .. math::
         \text{nDCG@}k = \frac{\text{DCG@}k}{\text{IDCG@}k}, \qquad
         \text{IDCG@}k = \sum_{i=1}^{\min(k, m)} \frac{\text{gain}(g^*_i)}{d(i)}
@@ -547,6 +552,85 @@ _GAINS_PARAM = Param(
     trec_eval=True,
 )
 
+
+# --- trec_eval's experimental gain measures (binG, G, ndcg_rel, Rndcg) ---------------------
+
+
+def _score_bin_g(ranked, k, rel):
+    """trec_eval's binG: mean over relevant documents of 1 / log2(2 + non-relevant above)."""
+    rel_top = relevant(ranked, k, rel)
+    nonrel_before = np.cumsum(~rel_top, axis=1) - ~rel_top  # non-relevant above each rank
+    inside = np.arange(rel_top.shape[1]) < ranked.lengths[:, None]
+    terms = np.where(rel_top & inside, 1.0 / np.log2(2.0 + nonrel_before), 0.0)
+    n_rel = ranked.n_relevant(rel)
+    return np.where(n_rel > 0, terms.sum(axis=1) / np.maximum(n_rel, 1), 0.0)
+
+
+def _score_g(ranked, k):
+    """trec_eval's G (gains = grades): sum over ranks of gain / log2(2 + cost - gained),
+    where cost adds max(ideal gain, 1) per rank, divided by the ideal gains' sum."""
+    gains = np.maximum(ranked.padded(k), 0.0)
+    ideal = ranked.ideal_grades()
+    width = max(gains.shape[1], ideal.shape[1])
+    gains = np.pad(gains, ((0, 0), (0, width - gains.shape[1])))
+    best = np.pad(ideal, ((0, 0), (0, width - ideal.shape[1])))
+    n_ret = ranked.lengths if k is None else np.minimum(ranked.lengths, k)
+    inside = np.arange(width) < n_ret[:, None]
+    gained = np.cumsum(gains, axis=1)
+    cost = np.cumsum(np.maximum(best, 1.0), axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(inside & (gains != 0), gains / np.log2(2.0 + cost - gained), 0.0)
+    total = ideal.sum(axis=1)
+    return np.where(total > 0, terms.sum(axis=1) / np.where(total > 0, total, 1.0), 0.0)
+
+
+def _dcg_tables(ranked):
+    """(gains, ideal gains, cumulative DCG, cumulative ideal DCG) on a common width with
+    two zero columns to spare: trec_eval's ndcg_rel and Rndcg walk both."""
+    gains = np.maximum(ranked.padded(), 0.0)
+    ideal = ranked.ideal_grades()
+    width = max(gains.shape[1], ideal.shape[1]) + 2
+    gains = np.pad(gains, ((0, 0), (0, width - gains.shape[1])))
+    ideal = np.pad(ideal, ((0, 0), (0, width - ideal.shape[1])))
+    discount = 1.0 / np.log2(np.arange(width) + 2.0)
+    return gains, ideal, np.cumsum(gains * discount, axis=1), np.cumsum(ideal * discount, axis=1)
+
+
+def _score_ndcg_rel(ranked, k):
+    """trec_eval's ndcg_rel: nDCG averaged over the relevant documents (gain > 0), a
+    document not retrieved counting the nDCG at the end of the ranking."""
+    gains, ideal, dcg, idcg = _dcg_tables(ranked)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        at_rel = np.where(gains > 0, dcg / idcg, 0.0)
+        n_rel = (ideal > 0).sum(axis=1)
+        found = (gains > 0).sum(axis=1)
+        total = at_rel.sum(axis=1) + (n_rel - found) * np.where(
+            idcg[:, -1] > 0, dcg[:, -1] / idcg[:, -1], 0.0
+        )
+    return np.where(total > 0, total / np.maximum(n_rel, 1), 0.0)
+
+
+def _score_rndcg(ranked, k, rel):
+    """trec_eval's Rndcg: nDCG averaged at the ranks where the ideal gain changes (and
+    at the end of a ranking longer than the relevant ones plus one)."""
+    gains, ideal, dcg, idcg = _dcg_tables(ranked)
+    before = np.pad(dcg, ((0, 0), (1, 0)))[:, :-1]  # DCG of the ranks above i
+    ideal_before = np.pad(idcg, ((0, 0), (1, 0)))[:, :-1]
+    n_pos = (ideal > 0).sum(axis=1)
+    column = np.arange(gains.shape[1])
+    change = np.zeros_like(gains, dtype=bool)
+    change[:, 1:] = ideal[:, 1:] != ideal[:, :-1]
+    change &= (column >= 1) & (column <= n_pos[:, None]) & (ideal_before > 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        total = np.where(change, before / ideal_before, 0.0).sum(axis=1)
+        count = change.sum(axis=1)
+        end = ranked.lengths > n_pos + 1
+        total += np.where(end & (idcg[:, -1] > 0), dcg[:, -1] / idcg[:, -1], 0.0)
+        count += end & (idcg[:, -1] > 0)
+        value = total / count
+    return np.where((ranked.n_relevant(rel) > 0) & (count > 0), value, 0.0)
+
+
 DECLARATIONS = (
     Declaration("nDCG", "normalised discounted cumulative gain (log2 discount)", _score_ndcg,
                 ndcg, params=(_GAIN_PARAM, _GAINS_PARAM), aliases=("NDCG",), trec_eval="ndcg",
@@ -556,4 +640,14 @@ DECLARATIONS = (
     Declaration("DCG", "discounted cumulative gain (log2 discount)", _score_dcg, dcg,
                 params=(_GAIN_PARAM, _GAINS_PARAM), trec_eval="dcg", trec_eval_param="gains",
                 print_order=21, tie_averaging=True, gain=True, bounds=(0.0, np.inf)),
+    Declaration("binG", "trec_eval's binary G: mean over relevant documents of "
+                "1 / log2(2 + non-relevant above it)", _score_bin_g, params=(REL,),
+                trec_eval="binG", print_order=19, cutoff="none", binary=True),
+    Declaration("G", "trec_eval's G (gains = grades), an experimental measure between MAP "
+                "and nDCG", _score_g, trec_eval="G", print_order=20, cutoff="none"),
+    Declaration("ndcg_rel", "trec_eval's ndcg_rel: nDCG averaged over the relevant documents",
+                _score_ndcg_rel, trec_eval="ndcg_rel", print_order=24, cutoff="none"),
+    Declaration("Rndcg", "trec_eval's Rndcg: nDCG averaged where the ideal gain changes",
+                _score_rndcg, params=(REL,), trec_eval="Rndcg", print_order=25, cutoff="none",
+                binary=True),
 )  # fmt: skip

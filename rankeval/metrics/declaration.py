@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 __all__ = [
+    "counts",
     "Param",
     "Declaration",
     "REL",
@@ -47,7 +48,9 @@ class Param:
 
     ``kind`` is ``"threshold"`` (a grade > 0), ``"probability"`` (in (0, 1)),
     ``"positive"`` (a number > 0), ``"non-negative"`` (a number >= 0),
-    ``"choice"`` (one of ``choices``) or ``"gains"`` (a map grade -> gain).
+    ``"choice"`` (one of ``choices``), ``"gains"`` (a map grade -> gain),
+    ``"coefficients"`` (4 numbers: trec_eval's utility) or ``"levels"`` (recall levels in
+    [0, 1]: trec_eval's ``11pt_avg.L1,L2,...``).
     ``shown``: the default is part of the canonical spelling. ``graded``: giving
     the parameter makes a binary measure graded (RBP's ``max_grade``).
     ``trec_eval``: trec_eval can take it (in its dotted syntax, or as a
@@ -88,6 +91,22 @@ class Param:
             return value
         if self.kind == "gains":
             return check_gains(value, text)
+        if self.kind == "coefficients":
+            items = tuple(value) if isinstance(value, (tuple, list)) else (value,)
+            if len(items) != 4 or not all(
+                isinstance(x, numbers.Real) and not isinstance(x, bool) and math.isfinite(x)
+                for x in items
+            ):
+                raise bad("4 finite numbers a, b, c, d")
+            return tuple(as_number(x) for x in items)
+        if self.kind == "levels":
+            items = value if isinstance(value, (tuple, list)) else (value,)
+            if not items or not all(
+                isinstance(x, numbers.Real) and not isinstance(x, bool) and 0 <= x <= 1
+                for x in items
+            ):
+                raise bad("recall levels in [0, 1]")
+            return tuple(float(x) for x in items)
         raise AssertionError(self.kind)  # pragma: no cover
 
 
@@ -126,8 +145,10 @@ def show(value) -> str:
     """A parameter value as the canonical spelling writes it."""
     if isinstance(value, str):
         return repr(value)
-    if isinstance(value, tuple):  # gains
+    if isinstance(value, tuple) and all(isinstance(x, tuple) for x in value):  # gains
         return "{" + ",".join(f"{show(g)}:{show(v)}" for g, v in value) + "}"
+    if isinstance(value, tuple):  # recall levels, coefficients
+        return "{" + ",".join(show(x) for x in value) + "}"
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value)
@@ -174,11 +195,13 @@ class Declaration:
     print_order, print_order_cut : int
         Positions of ``trec_eval`` and ``trec_eval_cut`` in trec_eval 10's
         measure table (``measures.c``): the order of its output.
-    cutoff : {"optional", "required", "none", "recall"}
-        What may follow ``@``: a rank cut-off k, or (``"recall"``) a recall
-        level in [0, 1].
-    aggregate : {"mean", "sum"}
-        How per-query values combine over queries (trec_eval sums the counts).
+    cutoff : {"optional", "required", "none", "recall", "multiple"}
+        What may follow ``@``: a rank cut-off k, (``"recall"``) a recall
+        level in [0, 1], or (``"multiple"``) a multiple of R, a number >= 0.
+    aggregate : {"mean", "sum", "gmean"}
+        How per-query values combine over queries (trec_eval sums the counts;
+        ``"gmean"``: trec_eval's geometric mean, each value floored at 1e-5, of
+        gm_map and gm_bpref).
     per_query : bool
         trec_eval prints a line per query (False for ``num_q``, whose value is
         the number of queries).
@@ -268,3 +291,10 @@ def check_scale(ranked, k, c, what):
             f"your grade scale, e.g. {what.split('(')[0]}(max_grade={top.max():g})"
         )
     return top
+
+
+def counts(ranked, k, rel):
+    """(retrieved, relevant retrieved, relevant) per query, of the top k."""
+    top = ranked.padded(k)
+    n_ret = ranked.lengths if k is None else np.minimum(ranked.lengths, k)
+    return n_ret, (top >= rel).sum(axis=1), ranked.n_relevant(rel)

@@ -60,6 +60,6 @@ def _score_success(ranked, k, rel):
 
 DECLARATIONS = (
     Declaration("Success", "1 if the top k hold a relevant document, else 0", _score_success,
-                hit_at_k, params=(REL,), aliases=("Hit",), trec_eval_cut="success",
+                hit_at_k, params=(REL,), aliases=("Hit", "HitRate", "HR"), trec_eval_cut="success",
                 trec_eval_cuts=(1, 5, 10), print_order_cut=29, binary=True),
 )  # fmt: skip

@@ -229,9 +229,19 @@ def _score_iprec(ranked, k, rel, rounding="nearest"):
     return _interpolated_precision(g, n, ranked.n_relevant(rel), [k], rel, rounding)[:, 0]
 
 
-def _score_11pt(ranked, k, rel, rounding="nearest"):
+def _score_11pt(ranked, k, rel, rounding="nearest", levels=()):
     g, n = judged_batch(ranked)
+    if levels:  # trec_eval's 11pt_avg with its own levels: the mean of iprec at them
+        values = _interpolated_precision(g, n, ranked.n_relevant(rel), list(levels), rel,
+                                         rounding)  # fmt: skip
+        return values.mean(axis=1)
     return _eleven_point_average(g, n, ranked.n_relevant(rel), rel, rounding)
+
+
+_LEVELS = Param(
+    "levels", "levels", (), "recall levels averaged instead of 0, 0.1, ..., 1 "
+    "(trec_eval's 11pt_avg.L1,L2,...)", trec_eval=True,
+)
 
 
 DECLARATIONS = (
@@ -241,6 +251,6 @@ DECLARATIONS = (
                 trec_eval_cuts=(0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0),
                 print_order_cut=10, cutoff="recall", binary=True),
     Declaration("11pt_avg", "interpolated precision averaged over recall 0, 0.1, ..., 1",
-                _score_11pt, eleven_point_average, params=(REL, _ROUNDING),
-                trec_eval="11pt_avg", print_order=18, cutoff="none", binary=True),
+                _score_11pt, eleven_point_average, params=(REL, _ROUNDING, _LEVELS),
+                trec_eval="11pt_avg", trec_eval_param="levels", print_order=18, cutoff="none", binary=True),
 )  # fmt: skip

@@ -90,7 +90,18 @@ def _score_judged(ranked, k):
     return nonempty(ranked, lambda r: _judged_at_k(*judged_batch(r), k), 0.0)
 
 
+
+def _score_unj(ranked, k):
+    """trec_eval's unj: unjudged documents in the top k, divided by k."""
+    g, n = judged_batch(ranked, k)
+    inside = np.arange(g.shape[1]) < n[:, None]
+    return (inside & np.isnan(g)).sum(axis=1) / k
+
+
 DECLARATIONS = (
     Declaration("Judged", "share of the top k that is judged (Judged@k)", _score_judged,
                 judged_at_k, cutoff="required"),
+    Declaration("Unj", "share of the top k that is unjudged (k divides)", _score_unj,
+                aliases=("unj",), trec_eval_cut="unj", trec_eval_cuts=(5, 10, 20),
+                print_order_cut=39, cutoff="required"),
 )  # fmt: skip

@@ -100,8 +100,27 @@ def _score_rprec(ranked, k, rel):
     return _r_precision(g, n, ranked.n_relevant(rel), rel)
 
 
+
+def _score_rprec_mult(ranked, k, rel):
+    """trec_eval's Rprec_mult: precision at rank int(k R + 0.9), 0 where that is 0."""
+    n_rel = ranked.n_relevant(rel)
+    cut = (k * n_rel + 0.9).astype(np.int64)
+    relevant = ranked.padded() >= rel
+    hits = np.zeros(len(ranked))
+    if relevant.shape[1]:
+        seen = np.cumsum(relevant, axis=1)
+        at = np.minimum(cut, relevant.shape[1]) - 1
+        hits = np.where(at >= 0, seen[np.arange(len(ranked)), np.maximum(at, 0)], 0)
+    return np.where(cut > 0, hits / np.maximum(cut, 1), 0.0)
+
+
 DECLARATIONS = (
     Declaration("Rprec", "precision at rank R, R = the query's relevant count", _score_rprec,
                 r_precision, params=(REL,), aliases=("RPrec",), trec_eval="Rprec",
                 print_order=7, cutoff="none", binary=True),
+    Declaration("RprecMult", "precision at rank int(k R + 0.9), R the relevant count (Rprec@1)",
+                _score_rprec_mult, params=(REL,), aliases=("Rprec_mult",),
+                trec_eval_cut="Rprec_mult",
+                trec_eval_cuts=(0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0),
+                print_order_cut=16, cutoff="multiple", binary=True),
 )  # fmt: skip

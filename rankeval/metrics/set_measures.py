@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .declaration import REL, Declaration, Param, judged_batch, nonempty
+from .declaration import REL, Declaration, Param, counts, judged_batch, nonempty
 from .validation import as_judged_batch, check_n_relevant, check_real, check_threshold, finish
 
 __all__ = ["set_precision", "set_recall", "set_f"]
@@ -199,6 +199,29 @@ def _score_set_f(ranked, k, rel, beta=1):
     return nonempty(ranked, lambda r: _set_f(*judged_batch(r), r.n_relevant(rel), beta, rel), 0.0)
 
 
+
+def _score_set_map(ranked, k, rel):
+    """trec_eval's set_map: relevant retrieved squared / (retrieved x relevant)."""
+    n_ret, hits, n_rel = counts(ranked, k, rel)
+    ok = (n_ret > 0) & (n_rel > 0)
+    return np.where(ok, hits.astype(np.float64) ** 2 / np.maximum(n_ret * n_rel, 1), 0.0)
+
+
+def _score_set_relative_p(ranked, k, rel):
+    """trec_eval's set_relative_P: relevant retrieved / min(retrieved, relevant)."""
+    n_ret, hits, n_rel = counts(ranked, k, rel)
+    ok = (n_ret > 0) & (n_rel > 0)
+    return np.where(ok, hits / np.maximum(np.minimum(n_ret, n_rel), 1), 0.0)
+
+
+def _score_utility(ranked, k, rel, coefficients=(1, -1, 0, 0)):
+    """trec_eval's utility: a rel_ret + b nonrel_ret + c rel_not_ret + d nonrel_not_ret,
+    with trec_eval's collection size 0 (it has no -N here)."""
+    a, b, c, d = coefficients
+    n_ret, hits, n_rel = counts(ranked, k, rel)
+    return a * hits + b * (n_ret - hits) + c * (n_rel - hits) + d * (hits - n_ret - n_rel)
+
+
 DECLARATIONS = (
     Declaration("SetP", "precision of the whole retrieved set", _score_set_p, set_precision,
                 params=(REL,), trec_eval="set_P", print_order=30, cutoff="none", binary=True),
@@ -210,4 +233,16 @@ DECLARATIONS = (
                                    trec_eval=True)),
                 trec_eval="set_F", trec_eval_param="beta", print_order=34, cutoff="none",
                 binary=True),
+    Declaration("SetMAP", "set map: relevant retrieved squared / (retrieved x relevant)",
+                _score_set_map, params=(REL,), aliases=("set_map",), trec_eval="set_map",
+                print_order=33, cutoff="none", binary=True),
+    Declaration("SetRelP", "relevant retrieved / min(retrieved, relevant)",
+                _score_set_relative_p, params=(REL,), aliases=("set_relative_P",),
+                trec_eval="set_relative_P", print_order=31, cutoff="none", binary=True),
+    Declaration("Utility", "a rel_ret + b nonrel_ret + c rel_missed + d (-ret - rel + rel_ret)",
+                _score_utility, params=(REL, Param(
+                    "coefficients", "coefficients", (1, -1, 0, 0), "a, b, c, d",
+                    trec_eval=True)),
+                aliases=("utility",), trec_eval="utility", trec_eval_param="coefficients",
+                print_order=17, cutoff="none", binary=True, bounds=(-np.inf, np.inf)),
 )  # fmt: skip

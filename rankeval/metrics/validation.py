@@ -103,7 +103,9 @@ def _numeric(arr: np.ndarray, name: str) -> np.ndarray:
             )
         if lowest < 0:
             raise ValueError(
-                f"{name} contains negative grades (smallest {lowest:g}); grades must be >= 0"
+                f"{name} contains negative grades (smallest {lowest:g}); grades must be >= 0. "
+                "rankeval.evaluate reads a negative qrels grade (TREC's -1, -2) as judged "
+                "non-relevant, with gain 0: for its values here, pass np.maximum(grades, 0)"
             )
     return arr
 

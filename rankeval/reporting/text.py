@@ -25,12 +25,21 @@ __all__ = ["TextOptions", "RunResult", "lines", "table_text", "write_lines", "ru
 @dataclass(frozen=True)
 class TextOptions:
     """How results are written: ``format`` ("trec_eval", "tsv", "jsonl", "markdown" or
-    "latex"), ``per_query`` (trec_eval's ``-q``), ``no_summary`` (``-n``), ``digits``."""
+    "latex"), ``per_query`` (trec_eval's ``-q``), ``no_summary`` (``-n``), ``digits``;
+    ``skip_missing_lines``: with ``-c -q``, no per-query line for a judged query missing
+    from the run (trec_eval 9's output; trec_eval 10 prints them); ``test``,
+    ``correction``, ``alpha`` and ``baseline``: the significance tests of the markdown
+    and LaTeX tables (:func:`rankeval.compare`'s arguments; None: its defaults)."""
 
     format: str = "trec_eval"
     per_query: bool = False
     no_summary: bool = False
     digits: int = 4
+    skip_missing_lines: bool = False
+    test: str | None = None
+    correction: str | None = None
+    alpha: float | None = None
+    baseline: str | None = None
 
 
 class RunResult:
@@ -44,7 +53,7 @@ class RunResult:
         self.table, self.measures, self.labels = table, measures, labels
         self.trec_mode, self.runid = trec_mode, runid
         self.kinds = [m.aggregate for m in measures]
-        # trec_eval prints no per-query line for num_q
+        # trec_eval prints no per-query line for num_q, gm_map and gm_bpref
         self.shown = [m.declaration.per_query for m in measures]
 
     def per_query(self, run_queries_only=False):
@@ -65,10 +74,14 @@ class RunResult:
     def summary(self):
         """(label, value, kind) of the ``all`` lines: :func:`rankeval.aggregate` of the
         table, after ``num_q``, the number of queries the means are taken over."""
-        values = aggregate(self.table, self.measures)
+        # (by position: two names of one measure, map and AP, are two equal columns)
+        values = aggregate(self.table.set_axis(range(self.table.shape[1]), axis=1),
+                           self.measures)  # fmt: skip
         n_q = len(self.table)
         out = []
-        if not self.trec_mode and self.shown == [True] * len(self.measures):
+        counted = any(not m.declaration.per_query and m.aggregate == "sum"
+                      for m in self.measures)  # fmt: skip
+        if not self.trec_mode and not counted:
             out.append(("num_q", n_q, "sum"))
         for label, value, kind in zip(self.labels, values.tolist(), self.kinds, strict=True):
             out.append((label, value, kind))
@@ -102,7 +115,9 @@ def _trec_lines(results, options):
         if several:  # one block per run
             yield runid_line(r.name)
         if options.per_query:
-            for q, label, value, kind in r.per_query(run_queries_only=True):
+            for q, label, value, kind in r.per_query(
+                run_queries_only=options.skip_missing_lines
+            ):
                 yield f"{label:<22}\t{q}\t{number(value, kind, options.digits)}\n"
         if options.no_summary:
             continue
@@ -157,10 +172,20 @@ def table_text(results, options) -> str:
             frame.columns = [r.labels[j] for j in averaged]
             systems[r.name] = frame
         labels = [first.labels[j] for j in averaged]
-        table = compare(systems, labels)
+        chosen = {"test": options.test or "t", "correction": options.correction or "holm",
+                  "baseline": options.baseline}  # fmt: skip
+        if options.alpha is not None:
+            chosen["alpha"] = options.alpha
+        table = compare(systems, labels, **chosen)
         lower = [first.labels[j] for j in averaged if first.measures[j].lower_is_better]
         digits = min(options.digits, 15)  # report's limit
-        return report(table, options.format, digits=digits, lower_is_better=lower) + "\n"
+        text = report(table, options.format, digits=digits, lower_is_better=lower) + "\n"
+        dropped = [first.labels[j] for j in range(len(first.measures)) if j not in averaged]
+        if dropped:  # counts (sums) and geometric means are no means that a t-test compares
+            note = (f"Not in the table: {', '.join(dropped)} (sums and geometric means over "
+                    "queries, which the paired tests do not compare); --format tsv gives them.")
+            text += f"\n{note}\n" if options.format == "markdown" else f"% {note}\n"
+        return text
     note = ""
     if len(results) > 1 and not same_queries:
         note = (

@@ -180,6 +180,22 @@ def _rounding_tolerance(*arrays):
     return _ROUNDING_EPS * np.finfo(np.float64).eps * max(np.max(np.abs(a)) for a in arrays)
 
 
+def _snap_ties(d, tolerance):
+    """``d`` with ties hidden by rounding made exact: the magnitudes, in ascending
+    order, form groups wherever consecutive ones lie within ``tolerance``; each takes
+    its group's smallest magnitude, and a group starting within ``tolerance`` of 0
+    becomes 0 (signs are kept). For :func:`paired_test`'s Wilcoxon test, whose
+    ranks SciPy gives by exact equality."""
+    magnitude = np.abs(d)
+    order = np.argsort(magnitude, kind="stable")
+    ascending = magnitude[order]
+    starts = np.diff(ascending, prepend=0.0) > tolerance  # a new group begins
+    first = np.concatenate(([0.0], ascending[starts]))[np.cumsum(starts)]
+    snapped = np.empty_like(magnitude)
+    snapped[order] = first
+    return np.sign(d) * snapped
+
+
 def _constant(d):
     """Whether the differences ``d`` are all equal up to rounding (all 0 included).
 
@@ -266,7 +282,11 @@ def paired_test(a, b, *, test="t", alternative="two-sided", n_resamples=10_000, 
     test : {"t", "wilcoxon", "permutation"}, default="t"
         ``"t"``: paired t-test (``scipy.stats.ttest_rel``). ``"wilcoxon"``:
         Wilcoxon signed-rank test (``scipy.stats.wilcoxon``; queries with a
-        zero difference are dropped, its default). ``"permutation"``: paired
+        zero difference are dropped, its default); differences equal up to
+        rounding count as tied, and as 0 near 0, by the tolerance of the
+        randomization test (SciPy ranks exact ties only, so ``0.3 - 0.2`` and
+        ``0.4 - 0.3`` would get two ranks, and which ties rounding breaks can
+        change with the CPU's or BLAS's order of adding). ``"permutation"``: paired
         randomization test: under the null hypothesis each query's two scores
         are exchangeable, so the sign of each difference is flipped at random;
         the statistic is the mean difference. It is exact (all :math:`2^n`
@@ -371,7 +391,8 @@ def paired_test(a, b, *, test="t", alternative="two-sided", n_resamples=10_000, 
             )
         r = stats.ttest_rel(x, y, alternative=alternative)
     elif test == "wilcoxon":
-        r = stats.wilcoxon(x, y, alternative=alternative)
+        d = _snap_ties(x - y, _rounding_tolerance(x, y, x - y))
+        r = stats.wilcoxon(d, alternative=alternative)
     else:
         if x.size < 2:
             raise ValueError(

@@ -1,7 +1,7 @@
 """The launch copies: the repository's files with a Colab set-up cell in every chapter.
 
-Not a Sphinx extension (the other modules in _ext/ are): a plain module, standard
-library only, run by `python3 tasks.py launch-copies` and importable by the tests.
+A plain module, standard library only, run by `python3 tasks.py launch-copies` and
+imported by the tests.
 
 Why a launch branch exists: Colab opens one .ipynb file from GitHub, and nothing in
 that file says where the `rankeval` library, `chapters/bookstyle.py` and `data/` are.
@@ -9,10 +9,10 @@ The Pages workflow knows the repository, so it writes it into copies of the chap
 on a branch of their own (`launch`), and the site's Binder and Colab buttons open that
 branch. Each copy starts with one extra code cell that, on Colab only, downloads the
 branch, installs `rankeval` with the chapters' imports (`.[book]`) and moves into
-`chapters/`; everywhere else it does nothing. The notebooks on main, which nbval checks
+the notebook's folder (`chapters/` or `guide/`); everywhere else it does nothing. The notebooks on main, which nbval checks
 byte for byte, stay unchanged.
 
-    python3 _ext/launch_copies.py OUT OWNER/NAME BRANCH
+    python3 tools/launch_copies.py OUT OWNER/NAME BRANCH
 """
 
 from __future__ import annotations
@@ -25,6 +25,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "_ext"))
+from export_notebooks import export_notebook  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
 # where the set-up cell unpacks the repository on Colab
 TARGET = "/content/ranking-evaluation"
@@ -32,7 +35,7 @@ SETUP_ID = "colab-setup"
 
 SETUP = """\
 # Colab only: download the book's repository ({repository}, branch {branch}),
-# install rankeval with what the chapters import, and work in its chapters folder
+# install rankeval with what the notebooks import, and work in its {folder} folder
 # (for `import bookstyle` and ../data). Anywhere else this cell does nothing.
 import sys
 
@@ -52,22 +55,28 @@ if "google.colab" in sys.modules:
                os.path.join(unpacked, top) + "[book]"]
         subprocess.run(pip, check=True)
         shutil.move(os.path.join(unpacked, top), book)
-    chapters = os.path.join(book, "chapters")
-    os.chdir(chapters)
-    if sys.path[0] != chapters:
-        sys.path.insert(0, chapters)
+    here = os.path.join(book, {folder_literal})
+    os.chdir(here)
+    if sys.path[0] != here:
+        sys.path.insert(0, here)
 """
+# the folders whose notebooks get the cell (each notebook works in its own folder)
+FOLDERS = ("chapters", "guide")
 
 
-def setup_cell(repository: str, branch: str, target: str = TARGET) -> dict:
-    """The set-up cell for a notebook of `repository` (owner/name) on `branch`."""
+def setup_cell(repository: str, branch: str, target: str = TARGET,
+               folder: str = "chapters") -> dict:
+    """The set-up cell for a notebook in `folder` of `repository` (owner/name) on `branch`."""
     if not re.fullmatch(r"[\w.-]+/[\w.-]+", repository):
         raise ValueError(f"repository must be owner/name, got {repository!r}")
     if not re.fullmatch(r"[\w./-]+", branch):
         raise ValueError(f"not a branch name: {branch!r}")
     url = f"https://github.com/{repository}/archive/refs/heads/{branch}.zip"
-    source = SETUP.format(repository=repository, branch=branch,
-                          target=json.dumps(target), url=json.dumps(url))  # "..." literals
+    if folder not in FOLDERS:
+        raise ValueError(f"no set-up cell for notebooks in {folder!r}")
+    source = SETUP.format(repository=repository, branch=branch, folder=folder,
+                          folder_literal=json.dumps(folder), target=json.dumps(target),
+                          url=json.dumps(url))  # "..." literals
     return {"cell_type": "code", "execution_count": None, "id": SETUP_ID,
             "metadata": {"colab_setup": True}, "outputs": [],
             "source": source.splitlines(keepends=True)}  # fmt: skip
@@ -89,7 +98,7 @@ def make(root: Path, out: Path, repository: str, branch: str, *, target: str = T
     and so is ``.github/``: GitHub refuses a push by the workflow's token that creates or
     changes a workflow file, and the launch branch needs none.
     """
-    cell = setup_cell(repository, branch, target)
+    cells = {folder: setup_cell(repository, branch, target, folder) for folder in FOLDERS}
     root, out = Path(root), Path(out)
     if out.exists() and any(out.iterdir()):
         raise FileExistsError(f"{out} exists and is not empty; remove it first")
@@ -98,11 +107,13 @@ def make(root: Path, out: Path, repository: str, branch: str, *, target: str = T
         if not source.is_file() or name.startswith(".github/"):
             continue
         copy.parent.mkdir(parents=True, exist_ok=True)
-        if Path(name).parent == Path("chapters") and name.endswith(".ipynb"):
+        folder = Path(name).parent.as_posix()
+        if folder in FOLDERS and name.endswith(".ipynb"):
             notebook = json.loads(source.read_text(encoding="utf-8"))
             if any(c.get("id") == SETUP_ID for c in notebook["cells"]):
                 raise ValueError(f"{name} already has a cell with id {SETUP_ID!r}")
-            notebook["cells"].insert(0, cell)
+            notebook = export_notebook(notebook)  # numbers for glue roles, no MyST fences
+            notebook["cells"].insert(0, cells[folder])
             text = json.dumps(notebook, indent=1, ensure_ascii=False) + "\n"
             copy.write_text(text, encoding="utf-8", newline="\n")
         else:

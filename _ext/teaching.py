@@ -1,0 +1,346 @@
+"""The course scaffolding: objectives, the chapter graph, self-check answers, a teacher's edition.
+
+As a Sphinx extension (``local_extensions`` in _config.yml) it adds one thing: the
+teacher's edition. ``BOOK_TEACHER_EDITION=1 jupyter-book build .`` (or
+``sphinx.config.book_teacher_edition: true``) leaves every solution out of the book, for
+handing out exercises as assignments. sphinx-exercise's own ``hide_solutions`` cannot do
+it for the book's gated solutions (``solution-start`` ... ``solution-end``, which hold the
+check cells): it drops the ``solution-start`` marker but leaves the solution's cells on
+the page. Here the gated solutions are merged first and the merged solution nodes are then
+removed whole.
+
+As a script (standard library, plus PyYAML and matplotlib for the two commands that
+need them) it keeps the generated parts of the chapters in step with their sources:
+
+    python3 _ext/teaching.py objectives   # chapters/outline.yml -> each chapter's objectives cell
+    python3 _ext/teaching.py graph        # chapters/outline.yml -> _static/chapter_dependencies.{svg,png}
+    python3 _ext/teaching.py answers      # stored solution values -> digests in chapters/answers.json
+
+The notebooks are read and written as nbformat writes them (JSON, indent 1, sorted keys,
+no ASCII escaping, a final newline), so a command that changes nothing leaves git clean.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CHAPTERS = ROOT / "chapters"
+OUTLINE = CHAPTERS / "outline.yml"
+ANSWERS = CHAPTERS / "answers.json"
+GRAPH = ROOT / "_static" / "chapter_dependencies"
+OBJECTIVES_ID = "learning-objectives"
+
+
+# --- notebooks --------------------------------------------------------------------------
+
+
+def read_notebook(path: Path) -> dict:
+    return json.loads(Path(path).read_text(encoding="utf-8"))
+
+
+def write_notebook(path: Path, notebook: dict) -> None:
+    """Write as nbformat does, byte for byte (so an unchanged notebook stays unchanged)."""
+    text = json.dumps(notebook, sort_keys=True, indent=1, ensure_ascii=False) + "\n"
+    Path(path).write_text(text, encoding="utf-8", newline="\n")
+
+
+def source(cell: dict) -> str:
+    text = cell.get("source", "")
+    return "".join(text) if isinstance(text, list) else text
+
+
+def lines(text: str) -> list[str]:
+    """A cell source as nbformat stores it: lines with their newlines, the last without."""
+    return text.splitlines(keepends=True)
+
+
+def chapter_files() -> list[Path]:
+    return sorted(CHAPTERS.glob("[0-9][0-9]_*.ipynb"))
+
+
+def glued_values(notebook: dict) -> dict[str, str]:
+    """name -> the text form myst-nb stored for every ``glue`` in the notebook's outputs."""
+    found = {}
+    for cell in notebook["cells"]:
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            for mime, value in data.items():
+                if mime.startswith("application/papermill.record/"):
+                    name = output.get("metadata", {}).get("scrapbook", {}).get("name")
+                    if name and mime.endswith("text/plain"):
+                        found[name] = "".join(value) if isinstance(value, list) else value
+                    elif name and mime.endswith("text/markdown") and name not in found:
+                        found[name] = "".join(value) if isinstance(value, list) else value
+    return found
+
+
+def glued_number(text: str) -> float:
+    """A glued value's text form as a number: '0.25', 'np.float64(0.25)', "'44,791'"."""
+    text = text.strip()
+    match = re.fullmatch(r"np\.\w+\((.*)\)", text)
+    if match:
+        text = match.group(1)
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        value = text
+    if isinstance(value, str):
+        value = float(value.replace(",", ""))
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"not a number: {text!r}")
+    return float(value)
+
+
+def stream_text(notebook: dict, cell_id: str) -> str:
+    for cell in notebook["cells"]:
+        if cell.get("id") == cell_id:
+            return "".join(
+                "".join(o["text"]) if isinstance(o["text"], list) else o["text"]
+                for o in cell.get("outputs", [])
+                if o.get("output_type") == "stream" and o.get("name") == "stdout"
+            )
+    raise KeyError(f"no cell with id {cell_id!r}")
+
+
+def book_value(notebook: dict, part: dict) -> float:
+    """The book's own value for one part of a self-check: glued, or printed by a cell."""
+    where = part["source"]
+    if "glue" in where:
+        glued = glued_values(notebook)
+        if where["glue"] not in glued:
+            raise KeyError(f"nothing glued as {where['glue']!r}")
+        return glued_number(glued[where["glue"]])
+    match = re.search(where["stdout"], stream_text(notebook, where["cell"]))
+    if not match:
+        raise KeyError(f"{where['stdout']!r} not in the output of cell {where['cell']}")
+    return glued_number(match.group(1))
+
+
+def chapter_notebook(number: int) -> Path:
+    [path] = CHAPTERS.glob(f"{number:02d}_*.ipynb")
+    return path
+
+
+# --- self-check answers ------------------------------------------------------------------
+
+
+def write_answers(data: dict) -> None:
+    text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+    ANSWERS.write_text(text, encoding="utf-8", newline="\n")
+
+
+def answer_digests() -> dict:
+    """chapters/answers.json with every digest recomputed from the stored solutions."""
+    sys.path.insert(0, str(CHAPTERS))
+    import bookstyle
+
+    data = json.loads(ANSWERS.read_text(encoding="utf-8"))
+    notebooks = {}
+    for exercise, entry in data["exercises"].items():
+        chapter = int(exercise.split(".")[0])
+        if chapter not in notebooks:
+            notebooks[chapter] = read_notebook(chapter_notebook(chapter))
+        for index, part in enumerate(entry["parts"]):
+            value = book_value(notebooks[chapter], part)
+            rounded = round(value * 10 ** part["decimals"])
+            part["digest"] = bookstyle.answer_digest(exercise, index, rounded)
+    return data
+
+
+# --- objectives and prerequisites -------------------------------------------------------
+
+
+def outline() -> dict:
+    import yaml
+
+    return yaml.safe_load(OUTLINE.read_text(encoding="utf-8"))
+
+
+def objectives_markdown(entry: dict, titles: dict[str, str]) -> str:
+    """The Markdown cell that opens a chapter: what it teaches and what it builds on."""
+    out = ["**In this chapter** you will learn to", ""]
+    out += [f"- {item.strip()}" for item in entry["objectives"]]
+    out.append("")
+    if entry.get("builds_on"):
+        links = [f"{{doc}}`{titles[str(n).zfill(2)]}`" for n in entry["builds_on"]]
+        out.append("**Builds on:** " + ", ".join(links) + ".")
+    else:
+        out.append("**Builds on:** nothing but school algebra and a little Python; start here.")
+    return "\n".join(out)
+
+
+def chapter_docs() -> dict[str, str]:
+    """'08' -> '08_ndcg' (the {doc} target from one chapter to another)."""
+    return {p.stem[:2]: p.stem for p in chapter_files()}
+
+
+def update_objectives(check_only: bool = False) -> list[str]:
+    """Write (or, with check_only, compare) each chapter's objectives cell; returns the
+    chapters that differ."""
+    data = outline()["chapters"]
+    docs = chapter_docs()
+    stale = []
+    for path in chapter_files():
+        key = path.stem[:2]
+        if key not in data:
+            raise KeyError(f"chapters/outline.yml has no entry for chapter {key}")
+        notebook = read_notebook(path)
+        text = objectives_markdown(data[key], docs)
+        cells = notebook["cells"]
+        found = [i for i, c in enumerate(cells) if c.get("id") == OBJECTIVES_ID]
+        cell = {"cell_type": "markdown", "id": OBJECTIVES_ID, "metadata": {},
+                "source": lines(text)}  # fmt: skip
+        if found and cells[found[0]] == cell:
+            continue
+        stale.append(path.name)
+        if check_only:
+            continue
+        if found:
+            cells[found[0]] = cell
+        else:
+            cells.insert(1, cell)  # right after the title and motivation
+        write_notebook(path, notebook)
+    return stale
+
+
+# --- the dependency graph ---------------------------------------------------------------
+
+
+def layers(prerequisites: dict[int, list[int]]) -> dict[int, int]:
+    """Each chapter's column: one more than the deepest chapter it builds on."""
+    depth: dict[int, int] = {}
+
+    def visit(n: int, seen: tuple = ()) -> int:
+        if n in seen:
+            raise ValueError(f"chapters/outline.yml: a cycle through chapter {n}")
+        if n not in depth:
+            before = prerequisites.get(n, [])
+            depth[n] = 1 + max((visit(p, seen + (n,)) for p in before), default=-1)
+        return depth[n]
+
+    for n in prerequisites:
+        visit(n)
+    return depth
+
+
+def draw_graph(out: Path = GRAPH) -> list[Path]:
+    """Draw the chapter graph (an arrow from each chapter to the chapters built on it)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    sys.path.insert(0, str(CHAPTERS))
+    import bookstyle
+
+    bookstyle.use()
+    data = outline()["chapters"]
+    prereq = {int(k): [int(p) for p in v.get("builds_on") or []] for k, v in data.items()}
+    short = {int(k): v["short"] for k, v in data.items()}
+    part = {int(k): v["part"] for k, v in data.items()}
+    depth = layers(prereq)
+    rows: dict[int, list[int]] = {}
+    for n in sorted(prereq):
+        rows.setdefault(depth[n], []).append(n)
+    # top to bottom, one row per layer; within a row, order the chapters by the mean
+    # position of what they build on (fewer crossing arrows), then by number
+    pos: dict[int, tuple[float, float]] = {}
+    for level in sorted(rows):
+        members = rows[level]
+        if level:
+            members.sort(key=lambda n: (sum(pos[p][0] for p in prereq[n]) / len(prereq[n]), n))
+        for col, n in enumerate(members):
+            pos[n] = (col - (len(members) - 1) / 2, -level)
+    colours = {"Foundations": bookstyle.PALETTE[7], "The metrics": bookstyle.PALETTE[0],
+               "Practice": bookstyle.PALETTE[3]}  # fmt: skip
+    width = max(len(m) for m in rows.values())
+    fig, ax = plt.subplots(figsize=(9, 0.75 * len(rows) + 0.6))
+    for n, before in prereq.items():
+        for p in before:
+            ax.annotate("", xy=pos[n], xytext=pos[p], zorder=1,
+                        arrowprops={"arrowstyle": "-|>", "color": "#888888", "lw": 0.7,
+                                    "shrinkA": 7, "shrinkB": 9})  # fmt: skip
+    for n, (x, y) in pos.items():
+        ax.text(x, y, f"{n}  {short[n]}", ha="center", va="center", fontsize=8,
+                color="white", zorder=2,
+                bbox={"boxstyle": "round,pad=0.35", "fc": colours[part[n]], "ec": "none"})
+    for name, colour in colours.items():
+        ax.scatter([], [], marker="s", color=colour, label=name)
+    ax.legend(loc="upper left", frameon=False)
+    ax.set_xlim(-width / 2 - 0.1, width / 2 + 0.1)
+    ax.set_ylim(-len(rows) + 0.5, 0.5)
+    ax.axis("off")
+    written = []
+    for suffix in (".svg", ".png"):
+        target = out.with_suffix(suffix)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        meta = {"Date": None} if suffix == ".svg" else {"Software": None}
+        fig.savefig(target, metadata=meta)
+        written.append(target)
+    plt.close(fig)
+    return written
+
+
+# --- the teacher's edition (the Sphinx extension) -----------------------------------------
+
+
+def _teacher_default() -> bool:
+    return os.environ.get("BOOK_TEACHER_EDITION", "").strip().lower() in {"1", "true", "yes"}
+
+
+def setup(app):
+    from sphinx.transforms import SphinxTransform
+    from sphinx_exercise.nodes import solution_node, solution_start_node
+
+    class DropSolutions(SphinxTransform):
+        """In the teacher's edition, remove every (merged) solution from the page."""
+
+        default_priority = 20  # after sphinx-exercise merges gated solutions (10)
+
+        def apply(self):
+            if not self.config.book_teacher_edition:
+                return
+            for node in list(self.document.findall(solution_node)):
+                node.parent.remove(node)
+            if list(self.document.findall(solution_start_node)):
+                raise RuntimeError("teaching: a solution-start was not merged")
+
+    app.add_config_value("book_teacher_edition", _teacher_default(), "env")
+    app.add_transform(DropSolutions)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("command", choices=["objectives", "graph", "answers"])
+    parser.add_argument("--check", action="store_true",
+                        help="only report what is out of date (exit 1 if anything is)")
+    args = parser.parse_args(argv)
+    if args.command == "objectives":
+        stale = update_objectives(check_only=args.check)
+        print("objectives out of date: " + (", ".join(stale) or "none"))
+        sys.exit(1 if args.check and stale else 0)
+    elif args.command == "graph":
+        for path in draw_graph():
+            print(f"wrote {path.relative_to(ROOT)}")
+    else:
+        data = answer_digests()
+        current = json.loads(ANSWERS.read_text(encoding="utf-8"))
+        if data == current:
+            print("answers.json is up to date")
+        elif args.check:
+            sys.exit("answers.json is out of date: run python3 _ext/teaching.py answers")
+        else:
+            write_answers(data)
+            print(f"wrote {ANSWERS.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Programs that `tasks.py` runs: each a module with a `main`, linted and tested."""
