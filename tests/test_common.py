@@ -110,6 +110,8 @@ METRICS = [
            k=lambda r, k: first_relevant_position(r, k)),
     Metric("inversions", lambda r: inversions(r), k=lambda r, k: inversions(r, k)),
     Metric("inversions@4", lambda r: inversions(r, 4)),
+    Metric("relative_precision", lambda r: rankeval.relative_precision(r, 3),
+           k=lambda r, k: rankeval.relative_precision(r, k)),
 ]
 
 # The measures that read judgments as trec_eval does (NaN = unjudged); padding a
