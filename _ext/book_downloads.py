@@ -9,6 +9,7 @@ At the start of an HTML build this extension puts into ``_build/html/_downloads/
   ``bookstyle.py``, the plotting style every chapter imports), ``guide/`` (the user
   guide's notebooks), ``data/`` (the Cranfield
   collection a chapter reads as ``../data/cranfield``), ``requirements.txt``, the wheel,
+  the licences (``LICENSE``: MIT, the code; ``LICENSE-text.md``: CC BY 4.0, the text)
   and a README with the commands below;
 * the PDF edition, when a LaTeX build made it before: ``book_pdf``, by default
   ``_build/latex/ranking-evaluation.pdf``, where ``jupyter-book build . --builder
@@ -96,6 +97,8 @@ def build_zip(root: Path, target: Path, notebooks: list[str], wheel: Path) -> Pa
     files = [root / f"{docname}.ipynb" for docname in notebooks]
     files += [root / "chapters" / "bookstyle.py", root / "chapters" / "answers.json",
               root / "requirements.txt"]  # fmt: skip
+    # the licences: the text under CC BY 4.0, the code under MIT
+    files += [p for p in (root / "LICENSE", root / "LICENSE-text.md") if p.is_file()]
     if (root / "data").is_dir():
         files += sorted(p for p in (root / "data").rglob("*") if p.is_file())
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as zf:

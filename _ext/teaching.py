@@ -259,7 +259,8 @@ def draw_graph(out: Path = GRAPH) -> list[Path]:
         for col, n in enumerate(members):
             pos[n] = (col - (len(members) - 1) / 2, -level)
     colours = {"Foundations": bookstyle.PALETTE[7], "The metrics": bookstyle.PALETTE[0],
-               "Practice": bookstyle.PALETTE[3]}  # fmt: skip
+               "Practice": bookstyle.PALETTE[3],
+               "Beyond the test collection": bookstyle.PALETTE[2]}  # fmt: skip
     width = max(len(m) for m in rows.values())
     fig, ax = plt.subplots(figsize=(9, 0.75 * len(rows) + 0.6))
     for n, before in prereq.items():

@@ -81,7 +81,7 @@ _HOME = {
 }
 # the public modules reached as attributes (``rankeval.measures``, ``rankeval.dask``)
 _MODULES = ("measures", "metrics", "io", "evaluation", "stats", "reporting", "distributed",
-            "ranking", "dask", "spark", "ltr", "cli")  # fmt: skip
+            "ranking", "dask", "spark", "ltr", "cli", "online")  # fmt: skip
 
 
 def _metric_functions() -> dict:

@@ -33,10 +33,13 @@ MAY_IMPORT = {
     "stats": {"metrics"},
     "reporting": {"stats", "evaluation", "measures", "metrics"},
     "distributed": {"evaluation", "measures", "io", "metrics"},
+    # online evaluation (click models, interleaving, counterfactual estimators): no
+    # other layer's code, arrays in and out
+    "online": set(),
     "cli": {"reporting", "stats", "evaluation", "measures", "ranking", "io", "metrics"},
     # public front doors: rankeval/__init__.py and the thin public modules
     # rankeval.dask, rankeval.spark, rankeval.ltr (re-exports, nothing else)
-    "front": {"distributed", "cli", "reporting", "stats", "evaluation", "measures",
+    "front": {"online", "distributed", "cli", "reporting", "stats", "evaluation", "measures",
               "ranking", "io", "metrics"},
 }  # fmt: skip
 FRONT = {"__init__", "__main__", "dask", "spark", "ltr"}

@@ -56,8 +56,8 @@ def average_precision(relevance, k=None, *, n_relevant="in_list", threshold=1):
     With :math:`\text{rel}(i) = \mathbf{1}[g_i \ge \text{threshold}]` and
     :math:`P(i) = \frac{1}{i}\sum_{j \le i} \text{rel}(j)`,
 
-    .. math:: \text{AP@}k = \frac{1}{D} \sum_{i=1}^{k} P(i)\,\text{rel}(i),
-       \qquad D = \begin{cases} \sum_{i=1}^{n} \text{rel}(i) &
+    .. math:: \text{AP@}k &= \frac{1}{D} \sum_{i=1}^{k} P(i)\,\text{rel}(i), \\
+       D &= \begin{cases} \sum_{i=1}^{n} \text{rel}(i) &
        \text{(default } \texttt{in\_list} \text{: relevant items in the list)} \\
        \sum_{i=1}^{k} \text{rel}(i) &
        \text{(} \texttt{in\_top\_k} \text{: relevant items in the top } k) \\

@@ -354,9 +354,9 @@ def alpha_ndcg(
     With :math:`c_{j}(i)` the documents above rank :math:`i` (0-based)
     relevant to subtopic :math:`j`:
 
-    .. math:: \alpha\text{-DCG@}k = \sum_{i=0}^{k-1} \frac{\sum_j \text{rel}_{ij}
-       (1 - \alpha)^{c_j(i)}}{\log_2(i + 2)}, \qquad
-       \alpha\text{-nDCG@}k = \frac{\alpha\text{-DCG@}k}{\alpha\text{-DCG@}k(\text{ideal})}
+    .. math:: \alpha\text{-DCG@}k &= \sum_{i=0}^{k-1} \frac{\sum_j \text{rel}_{ij}
+       (1 - \alpha)^{c_j(i)}}{\log_2(i + 2)}, \\
+       \alpha\text{-nDCG@}k &= \frac{\alpha\text{-DCG@}k}{\alpha\text{-DCG@}k(\text{ideal})}
 
     Finding the ideal ranking is NP-hard; ndeval builds it greedily, each
     rank taking the document with the largest gain given those above. Ties

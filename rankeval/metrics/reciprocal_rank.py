@@ -40,13 +40,12 @@ def reciprocal_rank(relevance, k=None, *, threshold=1):
     -----
     With :math:`\text{rel}(i) = \mathbf{1}[g_i \ge \text{threshold}]`,
 
-    .. math:: \mathrm{RR@}k = \begin{cases}
+    .. math:: \mathrm{RR@}k &= \begin{cases}
               \dfrac{1}{\min\{i \le k : \text{rel}(i) = 1\}} &
               \text{if } \sum_{i=1}^{k} \text{rel}(i) > 0 \\
               0 & \text{otherwise}
-              \end{cases}
-              \qquad
-              \mathrm{MRR@}k = \frac{1}{|Q|} \sum_{q \in Q} \mathrm{RR@}k(q)
+              \end{cases} \\
+              \mathrm{MRR@}k &= \frac{1}{|Q|} \sum_{q \in Q} \mathrm{RR@}k(q)
 
     Only the first relevant item counts: the items after it, relevant or not,
     do not change RR. The value 0 for "nothing relevant found" is the

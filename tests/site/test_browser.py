@@ -6,8 +6,18 @@ opens every dropdown (exercise solutions, hidden code cells: every <details> and
 sphinx-togglebutton admonition) and records what a reader would meet. The tests below
 then check, for every page: no JavaScript error in the console, every formula typeset by
 MathJax (folded-out solutions included), every image loaded, every same-site link
-answered, no request to any other host, no output or code block wider than the content
-column at 1300 px, and no sideways scrolling of the page on a 400 px phone screen. The search page must find the nDCG chapter.
+answered, no request to any other host, no output, code block or display formula wider
+than the content column at 1300 px, one search field on a desktop page, and on a 400 px
+phone screen: no sideways scrolling of the page, display formulas that scroll inside
+their own box, and no table taller than three screens. The search page must find the
+nDCG chapter.
+
+Each page is checked once it is ready, not after a fixed pause: the page script waits
+for MathJax to define and resolve MathJax.startup.promise and for sphinx-togglebutton to
+make every toggle button, each up to READY_SECONDS, and then fails with a message naming
+the page, the step and the time waited; a page that was not ready is loaded once more,
+and a page load that times out is tried again. So a busy machine makes the run slower,
+not red.
 Three screenshots go to _build/screenshots/; with UPDATE_SCREENSHOTS=1 they are also copied
 to screenshots/, the committed ones the README shows (so a plain check leaves git clean).
 
@@ -54,32 +64,91 @@ WIDE_BLOCKS = ", ".join([
 # TeX that must not survive typesetting, searched in the page text outside code.
 RAW_TEX = re.compile(r"\$\$|\\frac|\\sum|\\begin\{|\\\(|\\\[|\\mathrm|\\text\{")
 
+# How long a page may take to become ready (MathJax typeset, dropdowns made): far more than
+# it needs on an idle machine, so that a busy one (CI runs these tests beside the unit
+# tests) is slow, not failing. A page not ready by then is loaded once more (visit below).
+READY_SECONDS = 90
+PAGE_LOAD_SECONDS = 120  # Selenium's page-load timeout; a timed-out load is retried too
+
+# Every step waits for the state it needs and, at the deadline, says which page was not
+# ready, what was missing and how long it waited: a busy machine gives a slow test, and a
+# broken page a message that names the cause, never a guess made too early.
 PAGE_STATE_JS = """
 const done = arguments[arguments.length - 1];
 const wideSelector = arguments[0];
+const deadline = Date.now() + arguments[1] * 1000;
+const started = Date.now();
+const page = location.pathname;
+const sleep = ms => new Promise(r => setTimeout(r, ms));
+class NotReady extends Error {}
+// Poll until test() is true; at the deadline fail with the page, the step, the wait.
+async function waitFor(what, test) {
+  for (;;) {
+    let ok = false;
+    try { ok = test(); } catch (e) { ok = false; }
+    if (ok) { return ok; }
+    if (Date.now() > deadline) {
+      throw new NotReady(`${page}: ${what} was not ready after `
+                         + `${Math.round((Date.now() - started) / 1000)} s`);
+    }
+    await sleep(100);
+  }
+}
+// A promise with the same deadline.
+function inTime(what, promise) {
+  return Promise.race([promise, new Promise((_, reject) => setTimeout(
+    () => reject(new NotReady(`${page}: ${what} did not settle after `
+                              + `${Math.round((Date.now() - started) / 1000)} s`)),
+    Math.max(0, deadline - Date.now())))]);
+}
 const settle = async () => {
-  if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
-    try { await MathJax.startup.promise; } catch (e) { return 'MathJax failed: ' + e; }
+  await waitFor('the document (readyState "complete")', () => document.readyState === 'complete');
+  // MathJax: a page that loads it (Sphinx adds the script only where there is math) waits
+  // until MathJax has defined MathJax.startup.promise, then until that promise resolves:
+  // the page's math is typeset. Before the script has run, window.MathJax may be absent
+  // or a plain configuration object without startup.promise.
+  const loadsMathJax = !!document.querySelector('script[src*="mathjax"]');
+  if (loadsMathJax) {
+    await waitFor('MathJax (MathJax.startup.promise defined)',
+                  () => window.MathJax && MathJax.startup && MathJax.startup.promise);
+    try {
+      await inTime('MathJax.startup.promise (typesetting)', MathJax.startup.promise);
+    } catch (e) {
+      if (e instanceof NotReady) { throw e; }
+      return `${page}: MathJax failed: ${e}`;
+    }
   }
   // Fold out every dropdown (solutions, hidden inputs). MathJax has typeset their math
   // with the rest of the page, folded or not, as a reader's browser does; typesetting the
   // page again here would not be what a reader gets (and would typeset MathJax's own
   // assistive MathML a second time), so math it left bare is reported, not retried.
   document.querySelectorAll('details').forEach(d => { d.open = true; });
-  // sphinx-togglebutton's dropdowns (an admonition with the class "dropdown"): its button
-  document.querySelectorAll('.toggle-hidden').forEach(el => {
-    const button = el.querySelector('button.toggle-button');
-    if (button) { button.click(); }
-  });
+  // sphinx-togglebutton: its script gives every element of togglebuttonSelector a button
+  // (an admonition: button.toggle-button in its title) or wraps it in a <details>.
+  // Wait until it has done so for every one of them, then press each button.
+  if (typeof togglebuttonSelector === 'string') {
+    const made = el => el.classList.contains('admonition')
+      ? !!el.querySelector(':scope > .admonition-title button.toggle-button')
+      : !!el.closest('details.toggle-details');
+    await waitFor('sphinx-togglebutton (a toggle button for every dropdown)', () =>
+      [...document.querySelectorAll(togglebuttonSelector)].every(made));
+    document.querySelectorAll('details').forEach(d => { d.open = true; });
+    document.querySelectorAll('.toggle-hidden').forEach(el => {
+      el.querySelector(':scope > .admonition-title button.toggle-button').click();
+    });
+    await waitFor('the opened dropdowns (no .toggle-hidden left)',
+                  () => !document.querySelector('.toggle-hidden'));
+  }
+  await inTime('the web fonts (document.fonts.ready)', document.fonts.ready);
   await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
   for (const img of document.images) { img.loading = 'eager'; }
   const t0 = Date.now();
   while ([...document.images].some(i => !i.complete) && Date.now() - t0 < 15000) {
-    await new Promise(r => setTimeout(r, 100));
+    await sleep(100);
   }
   return 'ok';
 };
-settle().then(status => {
+settle().catch(e => e instanceof NotReady ? e.message : `${page}: ${e}`).then(status => {
   const math = [...document.querySelectorAll('.math')];
   const bare = math.filter(m => !m.querySelector('mjx-container'));
   const text = document.body.cloneNode(true);
@@ -101,6 +170,8 @@ settle().then(status => {
     dropdowns: document.querySelectorAll('details, .toggle').length,
     closedDropdowns: document.querySelectorAll('details:not([open]), .toggle-hidden').length,
     tooWide: tooWide(),
+    wideMath: displayMath().filter(m => m.content > m.box + 1 || m.right > m.column + 1),
+    searchFields: searchFields(),
   });
 });
 // Output, code and table blocks that stick out of the content column or scroll inside it.
@@ -125,11 +196,59 @@ function tooWide() {
   }
   return found;
 }
+// Visible search fields: the theme can show one in the header and one in the sidebar.
+function searchFields() {
+  return [...document.querySelectorAll('.search-button-field, form.bd-search input')]
+    .filter(el => !el.closest('dialog:not([open])'))
+    .filter(el => { const r = el.getBoundingClientRect(), s = getComputedStyle(el);
+                    return r.width > 0 && r.height > 0 && s.visibility !== 'hidden'; })
+    .map(el => (el.closest('[class*="sidebar"], header, nav') || el).className.split(' ')[0]);
+}
 """
 
+# Display math (each <div class="math">, with MathJax's container inside): its TeX source,
+# number, the width of the typeset formula ("content"), the width of its box, and where
+# the box ends against the content column and the screen. Shared by both page scripts.
+DISPLAY_MATH_JS = """
+function displayMath() {
+  const column = document.querySelector('article.bd-article');
+  const columnRight = column ? column.getBoundingClientRect().right : innerWidth;
+  const tex = new Map();
+  try {
+    for (const item of MathJax.startup.document.math) { tex.set(item.typesetRoot, item.math); }
+  } catch (e) { /* no MathJax: the formula check reports that */ }
+  const found = [];
+  for (const block of document.querySelectorAll('div.math')) {
+    const c = block.querySelector('mjx-container');
+    if (!c || c.getBoundingClientRect().width === 0) { continue; }
+    const box = c.getBoundingClientRect();
+    const number = block.querySelector('.eqno');
+    found.push({
+      id: block.id || '', number: number ? number.textContent.replace('#', '').trim() : '',
+      tex: (tex.get(c) || '').trim().replace(/\\s+/g, ' ').slice(0, 70),
+      content: Math.round(c.scrollWidth), box: Math.round(c.clientWidth),
+      right: Math.round(Math.max(box.right, block.getBoundingClientRect().right)),
+      column: Math.round(columnRight), screen: document.documentElement.clientWidth,
+      overflowX: getComputedStyle(c).overflowX,
+    });
+  }
+  return found;
+}
+"""
+PAGE_STATE_JS += DISPLAY_MATH_JS
+
+# The same page on the phone, once the narrower viewport is in force and laid out: the page
+# must not scroll sideways; a display formula wider than the screen must scroll inside its
+# own box (overflow-x: auto, _static/book.css), and no table may be taller than three
+# screens (a table squeezed into 400 px shows one character per line).
 PHONE_JS = """
 const done = arguments[arguments.length - 1];
-requestAnimationFrame(() => requestAnimationFrame(() => {
+const deadline = Date.now() + arguments[0] * 1000;
+const wanted = arguments[1];
+const sleep = ms => new Promise(r => setTimeout(r, ms));
+(async () => {
+  while (window.innerWidth !== wanted && Date.now() < deadline) { await sleep(50); }
+  await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
   const width = document.documentElement.clientWidth;  // without a scrollbar, if any
   const page = document.documentElement.scrollWidth;
   const culprits = [];
@@ -144,9 +263,16 @@ requestAnimationFrame(() => requestAnimationFrame(() => {
       }
     }
   }
-  done({width: width, viewport: window.innerWidth, page: page, culprits: culprits});
-}));
-"""
+  const math = displayMath().filter(m => m.right > m.screen + 1
+    || (m.content > m.box + 1 && !['auto', 'scroll'].includes(m.overflowX)));
+  const tallTables = [...document.querySelectorAll('article.bd-article table')]
+    .map(t => ({height: Math.round(t.getBoundingClientRect().height),
+                text: (t.textContent || '').trim().replace(/\\s+/g, ' ').slice(0, 60)}))
+    .filter(t => t.height > 3 * window.innerHeight);
+  done({width: width, viewport: window.innerWidth, height: window.innerHeight, page: page,
+        culprits: culprits, math: math, tallTables: tallTables});
+})();
+""" + DISPLAY_MATH_JS
 
 
 @dataclass
@@ -232,8 +358,10 @@ def start_browser(profile):
     options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
     service = Service(executable_path=chromedriver)
     browser = webdriver.Chrome(service=service, options=options)
-    browser.set_page_load_timeout(60)
-    browser.set_script_timeout(60)
+    browser.set_page_load_timeout(PAGE_LOAD_SECONDS)
+    # the page scripts end at their own deadline (READY_SECONDS) with a message; this
+    # limit is only the last resort
+    browser.set_script_timeout(READY_SECONDS + 60)
     return browser
 
 
@@ -264,12 +392,48 @@ def requested_urls(browser) -> list[str]:
     return urls
 
 
+def open_page(driver, url: str, tries: int = 3) -> None:
+    """driver.get, tried again when the load times out (a busy machine can keep Chromium's
+    renderer from answering in time); after the last try a failure that says so."""
+    from selenium.common.exceptions import TimeoutException
+
+    waited = []
+    for _ in range(tries):
+        t0 = time.monotonic()
+        try:
+            driver.get(url)
+            return
+        except TimeoutException as err:
+            waited.append(f"{time.monotonic() - t0:.0f} s ({str(err.msg).strip()[:80]})")
+            try:
+                driver.execute_script("window.stop();")
+            except Exception:  # noqa: BLE001 - the next try or the failure below tells
+                pass
+    pytest.fail(f"{url}: the page did not load in {tries} tries, each with a "
+                f"{PAGE_LOAD_SECONDS} s limit: " + "; ".join(waited), pytrace=False)
+
+
+def page_state(driver, base: str, page: str) -> dict:
+    """Open the page and wait until it is ready (PAGE_STATE_JS); a page that was not ready
+    by the deadline is loaded once more, and its state then is what the tests see (with
+    the first attempt's message, if it fails again)."""
+    first = None
+    for _ in range(2):
+        open_page(driver, base + page)
+        state = driver.execute_async_script(PAGE_STATE_JS, WIDE_BLOCKS, READY_SECONDS)
+        if state["status"] == "ok":
+            return state
+        first = first or state["status"]
+        driver.get("about:blank")
+    state["status"] = f"{state['status']} (and before, on the first load: {first})"
+    return state
+
+
 def visit(driver, base: str, page: str) -> Visit:
     """Open one page as a reader would; record what the checks need; take its screenshot."""
     driver.get_log("browser"), requested_urls(driver)  # drop what came before
-    driver.get(base + page)
     result = Visit(page)
-    result.state = driver.execute_async_script(PAGE_STATE_JS, WIDE_BLOCKS)
+    result.state = page_state(driver, base, page)
     if page in SCREENSHOTS:
         name, selector = SCREENSHOTS[page]
         if selector:
@@ -284,7 +448,7 @@ def visit(driver, base: str, page: str) -> Visit:
             shutil.copy(SHOTS / name, ROOT / "screenshots" / name)
     # the same page on a phone: the viewport narrows, the page is laid out again
     driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", PHONE)
-    result.phone = driver.execute_async_script(PHONE_JS)
+    result.phone = driver.execute_async_script(PHONE_JS, READY_SECONDS, PHONE["width"])
     result.console = driver.get_log("browser")
     result.requests = requested_urls(driver)
     # back to the desktop width on an empty page: laying the book page out again at
@@ -312,10 +476,16 @@ def visits(server, driver, second_driver, pages) -> dict[str, Visit]:
 
 
 def test_every_page_was_visited(visits, pages):
+    """Every page was opened and became ready (MathJax done, dropdowns made) in time."""
     assert set(visits) == set(pages)
-    assert all(v.state["status"] == "ok" for v in visits.values()), {
-        p: v.state["status"] for p, v in visits.items() if v.state["status"] != "ok"
-    }
+    not_ready = [v.state["status"] for v in visits.values() if v.state["status"] != "ok"]
+    assert not not_ready, "pages not ready in time:\n" + "\n".join(not_ready)
+
+
+def not_ready(v: Visit) -> str:
+    """For a failure message: why a page's checks may have seen an unfinished page."""
+    status = v.state["status"]
+    return "" if status == "ok" else f" (the page was not ready: {status})"
 
 
 def test_no_javascript_errors(visits):
@@ -333,9 +503,10 @@ def test_every_formula_is_typeset(visits):
     for v in visits.values():
         s = v.state
         if s["mathElements"] and not s["mathjax"]:
-            problems.append(f"{v.page}: {s['mathElements']} formulas but MathJax did not load")
+            problems.append(f"{v.page}: {s['mathElements']} formulas but MathJax did not "
+                            f"load{not_ready(v)}")
         if s["untypeset"] or s["containers"] < s["mathElements"]:
-            problems.append(f"{v.page}: formulas left as TeX: {s['untypeset']}")
+            problems.append(f"{v.page}: formulas left as TeX: {s['untypeset']}{not_ready(v)}")
         if s["mathjaxErrors"]:
             problems.append(f"{v.page}: MathJax errors: {s['mathjaxErrors']}")
         for match in RAW_TEX.finditer(s["text"]):
@@ -349,9 +520,9 @@ def test_every_dropdown_was_opened(visits):
     """The math check above saw folded-out solutions too: every dropdown was open (a
     <details>, as sphinx-design and myst-nb's hidden cells make them, or a
     sphinx-togglebutton admonition)."""
-    closed = {v.page: v.state["closedDropdowns"] for v in visits.values()
-              if v.state["closedDropdowns"]}
-    assert not closed, f"dropdowns left closed: {closed}"
+    closed = [f"{v.page}: {v.state['closedDropdowns']}{not_ready(v)}" for v in visits.values()
+              if v.state["closedDropdowns"]]
+    assert not closed, "dropdowns left closed:\n" + "\n".join(closed)
     assert sum(v.state["dropdowns"] for v in visits.values()) > 0, "no dropdown on any page"
 
 
@@ -375,6 +546,55 @@ def test_no_page_scrolls_sideways_on_a_phone(visits):
         if v.phone["page"] > v.phone["width"] or v.phone["viewport"] != PHONE["width"]
     ]
     assert not problems, "pages wider than a phone screen:\n" + "\n".join(problems)
+
+
+def describe(m: dict) -> str:
+    number = f"{m['number']} " if m["number"] else ""
+    return f"{number}#{m['id'] or '-'} {m['tex']!r}"
+
+
+def test_display_math_fits_the_content_column(visits):
+    """At 1300 px every display formula fits its line in the content column: none is cut
+    off or left to scroll (a long formula is set over several aligned lines)."""
+    problems = [
+        f"{v.page}: {describe(m)} is {m['content']} px in a {m['box']} px box "
+        f"(ends at {m['right']}, the column at {m['column']})"
+        for v in visits.values() for m in v.state["wideMath"]
+    ]
+    assert not problems, (f"{len(problems)} display formulas wider than the content column "
+                          f"at {WINDOW[0]} px:\n" + "\n".join(problems))
+
+
+def test_display_math_scrolls_in_its_own_box_on_a_phone(visits):
+    """At 400 px a formula wider than the screen scrolls inside its own box (overflow-x:
+    auto), which ends inside the screen: it neither widens the page nor is cut off."""
+    problems = [
+        f"{v.page}: {describe(m)}: {m['content']} px of formula in a {m['box']} px box "
+        f"with overflow-x {m['overflowX']}, ending at {m['right']} on a {m['screen']} px screen"
+        for v in visits.values() for m in v.phone["math"]
+    ]
+    assert not problems, "display formulas cut off on a phone:\n" + "\n".join(problems)
+
+
+def test_no_table_is_taller_than_three_screens_on_a_phone(visits):
+    """At 400 px a table keeps its shape (it may scroll sideways inside its box): a table
+    squeezed to the screen's width sets a few characters per line and grows very tall."""
+    problems = [
+        f"{v.page}: a table {t['height']} px tall ({t['height'] / v.phone['height']:.1f} "
+        f"screens of {v.phone['height']} px): {t['text']!r}"
+        for v in visits.values() for t in v.phone["tallTables"]
+    ]
+    assert not problems, "tables taller than three phone screens:\n" + "\n".join(problems)
+
+
+def test_one_search_field_on_a_desktop_page(visits):
+    """At 1300 px a page shows one search field, not one in the header and one in the
+    sidebar (pydata-sphinx-theme's header field is switched off in _config.yml)."""
+    problems = [f"{v.page}: {len(v.state['searchFields'])} search fields: "
+                f"{v.state['searchFields']}"
+                for v in visits.values()
+                if v.page != "search.html" and len(v.state["searchFields"]) != 1]
+    assert not problems, "\n".join(problems)
 
 
 def test_math_pages_use_mathjax_3(visits):
@@ -443,10 +663,11 @@ def test_search_finds_the_ndcg_chapter(server, driver):
     from selenium.webdriver.support.ui import WebDriverWait
 
     base, _ = server
-    driver.get(base + "search.html?q=nDCG")
-    summary = WebDriverWait(driver, 60).until(
+    open_page(driver, base + "search.html?q=nDCG")
+    summary = WebDriverWait(driver, READY_SECONDS).until(
         lambda d: [e for e in d.find_elements(By.CSS_SELECTOR, "#search-results .search-summary")
-                   if "finished" in e.text.lower()]
+                   if "finished" in e.text.lower()],
+        message=f"search.html?q=nDCG: no finished search after {READY_SECONDS} s",
     )
     results = driver.find_elements(By.CSS_SELECTOR, "#search-results li a")
     assert results, summary[0].text
@@ -474,10 +695,10 @@ def test_an_old_address_opens_the_moved_page_at_the_same_place(
     old, new = next((o, n) for o, n in redirects().items() if o.endswith(old_page))
     target = f"{old.rsplit('/', 1)[0]}/{new}"
     assert new_fragment in ids_of(base + target)
-    driver.get(f"{base}{old}.html#{fragment}")
+    open_page(driver, f"{base}{old}.html#{fragment}")
     expected = f"{base}{target}#{new_fragment}"
     try:
-        WebDriverWait(driver, 30).until(lambda d: d.current_url == expected)
+        WebDriverWait(driver, READY_SECONDS).until(lambda d: d.current_url == expected)
     except TimeoutException:
         pass  # the assertion below shows where the browser landed instead
     landed = driver.current_url
