@@ -22,13 +22,25 @@ a Raises section as an exception named "Chapter").
 It also checks that the API page is complete: a name in ``rankeval.__all__``
 that no page documents is a warning, so the strict build fails and says which
 entry to add to reference/api.rst.
+
+Two directives keep the API page in step with the measure registry
+(``rankeval.measures.DECLARATIONS``), so that a new measure needs no edit of the
+page (ARCHITECTURE.md, "Adding a measure"):
+
+- ``.. rankeval-summary::`` is the page's summary table: every public name, in
+  the order the page documents them, then any the page does not place;
+- ``.. rankeval-measure-functions::`` documents every metric function of the
+  registry that no ``autofunction`` line of the page already documents.
 """
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from docutils import nodes
+from docutils.parsers.rst import Directive
+from docutils.statemachine import StringList
 from sphinx.addnodes import pending_xref
 from sphinx.application import Sphinx
 from sphinx.transforms import SphinxTransform
@@ -93,7 +105,60 @@ def check_api_complete(app: Sphinx, env) -> None:
             )
 
 
+DOCUMENTED = re.compile(r"^\.\.\s+auto(?:function|class)::\s+rankeval\.(\w+)\s*$", re.M)
+
+
+def _page_names(directive: Directive) -> list[str]:
+    """The rankeval names the page documents with autofunction/autoclass, in order."""
+    source = Path(directive.state.document.current_source)
+    return DOCUMENTED.findall(source.read_text(encoding="utf-8"))
+
+
+def _registry_functions() -> list[str]:
+    from rankeval.measures import DECLARATIONS
+
+    names = [d.function.__name__ for d in DECLARATIONS.values() if d.function is not None]
+    return list(dict.fromkeys(names))
+
+
+class _Generated(Directive):
+    has_content = False
+
+    def lines(self) -> list[str]:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def run(self):
+        node = nodes.container()
+        self.state.nested_parse(StringList(self.lines(), "<rankeval registry>"),
+                                self.content_offset, node)
+        return node.children
+
+
+class RankevalSummary(_Generated):
+    """An autosummary of ``rankeval.__all__`` in the page's order."""
+
+    def lines(self):
+        import rankeval
+
+        on_page = _page_names(self) + _registry_functions()
+        public = set(rankeval.__all__)
+        names = [n for n in dict.fromkeys(on_page) if n in public]
+        names += sorted(public - set(names))
+        return [".. autosummary::", "   :nosignatures:", ""] + [f"   {n}" for n in names]
+
+
+class RankevalMeasureFunctions(_Generated):
+    """autofunction entries for the registry's functions the page does not document."""
+
+    def lines(self):
+        shown = set(_page_names(self))
+        return [f".. autofunction:: rankeval.{n}" for n in _registry_functions()
+                if n not in shown]
+
+
 def setup(app: Sphinx) -> dict:
+    app.add_directive("rankeval-summary", RankevalSummary)
+    app.add_directive("rankeval-measure-functions", RankevalMeasureFunctions)
     app.connect("env-check-consistency", check_api_complete)
     # Priority below napoleon's (500): runs first, on the numpydoc text.
     app.connect("autodoc-process-docstring", rename_references, priority=400)

@@ -1,110 +1,115 @@
-"""rankeval: ranking-evaluation metrics, each its formula in a few lines of NumPy.
+"""rankeval: ranking evaluation, each measure its formula in a few lines of NumPy.
 
-The companion library of the book *Ranking Evaluation, executable*. Every
-metric takes the relevance grades of a ranked list, best-ranked first: a 1-D
-sequence is one query and gives a ``float``; a 2-D array or a (ragged) list of
-lists is many queries and gives a 1-D array of per-query values. The mean of
-that array over queries is the "mean" metric (MAP, MRR, MERR, ...).
+The companion library of the book *Ranking Evaluation, executable*. It scores
+rankings as trec_eval, pytrec_eval, scikit-learn, LightGBM and XGBoost do, with
+each convention where they differ a named option.
 
-Importing rankeval before pyarrow sets one default for Arrow's allocator
-(mimalloc, linked into pyarrow): ``MIMALLOC_ARENA_EAGER_COMMIT=0``, unless the
-environment already sets it. mimalloc then commits its arenas' memory page by
-page as it is used, instead of whole arenas (backed by huge pages where the
-system allows) when they are reserved. That lowers the peak memory of
-``evaluate`` on large runs and changes no value (``benchmarks/README.md``
-says how it was measured). mimalloc reads the variable when
-pyarrow is loaded and again later, so it stays set, and child processes inherit
-it; if pyarrow was imported first, nothing is changed.
+Quick start
+-----------
+A metric takes the grades of a ranked list, best first; a list of lists is
+many queries::
+
+    >>> import rankeval
+    >>> rankeval.ndcg([3, 2, 0, 1], k=3)
+    0.895
+    >>> rankeval.average_precision([[1, 0, 1], [0, 1]])
+    array([0.83333333, 0.5       ])
+
+A whole run against judgments (TREC files, dicts or data frames), one row per
+query, then the means over queries as trec_eval's ``all`` line::
+
+    >>> qrels = {"q1": {"a": 2, "b": 0, "c": 1}, "q2": {"x": 1}}
+    >>> run = {"q1": {"a": 0.9, "b": 0.8, "c": 0.1}, "q2": {"y": 1.0, "x": 0.5}}
+    >>> per_query = rankeval.evaluate(qrels, run, ["nDCG@10", "AP", "P@2"])
+    >>> float(rankeval.aggregate(per_query)["AP"])
+    0.667
+
+- ``evaluate(qrels_path, run_path, ["ndcg_cut_10", "map"])``: TREC files, and
+  trec_eval's names; ``python -m rankeval -m map qrels run`` prints what
+  trec_eval prints.
+- ``compare({"bm25": df1, "dense": df2}, ["AP"])`` then ``report(...)``:
+  paired tests over queries, as a markdown or LaTeX table.
+- ``evaluate(qrels, {"u1": ["i3", "i1"]}, ["Hit@10"])``: recommender lists.
+- ``evaluate_groups(labels, scores, group, "nDCG@10", convention="lightgbm")``:
+  learning-to-rank arrays, with LightGBM's, XGBoost's or scikit-learn's rules.
+- ``rankeval.dask.evaluate`` and ``rankeval.spark.evaluate``: the same values,
+  partition by partition.
+
+Every measure name is listed by ``python -m rankeval --help`` and in
+:mod:`rankeval.measures`. ``import rankeval`` is light: the I/O layer (and
+pyarrow, pandas) loads on first use.
+
+Chapter: :doc:`/chapters/14_evaluating_a_run`.
 """
 
-import os as _os
-import sys as _sys
+from __future__ import annotations
 
-if "pyarrow" not in _sys.modules:
-    _os.environ.setdefault("MIMALLOC_ARENA_EAGER_COMMIT", "0")
-
-from .average_precision import average_precision
-from .average_recall import average_recall
-from .bpref import bpref
-from .compare import adjust_pvalues, bootstrap_ci, compare, effect_size, paired_test, report
-from .correlation import inversions, kendall_tau, kendall_tau_distance, spearman_rho
-from .dcg import dcg, ndcg
-from .diversity import alpha_ndcg, err_ia
-from .diversity_runs import evaluate_diversity
-from .err import err
-from .graded_average_precision import graded_average_precision
-from .hit import hit_at_k
-from .ids import relevance_vector
-from .infap import inferred_average_precision
-from .interpolated_precision import eleven_point_average, interpolated_precision
-from .judged import judged_at_k
-from .ltr import evaluate_groups, weighted_mean
-from .measures import Measure, describe, parse_measure, parse_measures, parse_trec_eval
-from .precision_recall import hits_at_k, precision_at_k, recall_at_k
-from .r_precision import r_precision
-from .rank_position import first_relevant_position, mean_rank
-from .ranking import RankedRun, rank_run
-from .rbp import rbp
-from .reciprocal_rank import reciprocal_rank
-from .runs import aggregate, evaluate
-from .set_measures import set_f, set_precision, set_recall
-from .trec import read_qrels, read_run, write_qrels, write_run
-from .trec_rbp import trec_rbp
+import importlib as _importlib
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "hits_at_k",
-    "precision_at_k",
-    "recall_at_k",
-    "hit_at_k",
-    "average_precision",
-    "average_recall",
-    "graded_average_precision",
-    "reciprocal_rank",
-    "dcg",
-    "ndcg",
-    "err",
-    "rbp",
-    "trec_rbp",
-    "r_precision",
-    "bpref",
-    "interpolated_precision",
-    "eleven_point_average",
-    "inferred_average_precision",
-    "judged_at_k",
-    "set_precision",
-    "set_recall",
-    "set_f",
-    "mean_rank",
-    "first_relevant_position",
-    "spearman_rho",
-    "kendall_tau",
-    "kendall_tau_distance",
-    "inversions",
-    "relevance_vector",
-    "evaluate",
-    "aggregate",
-    "evaluate_groups",
-    "weighted_mean",
-    "alpha_ndcg",
-    "err_ia",
-    "evaluate_diversity",
-    "rank_run",
-    "RankedRun",
-    "parse_trec_eval",
-    "describe",
-    "Measure",
-    "parse_measure",
-    "parse_measures",
-    "read_qrels",
-    "read_run",
-    "write_qrels",
-    "write_run",
-    "compare",
-    "paired_test",
-    "bootstrap_ci",
-    "effect_size",
-    "adjust_pvalues",
-    "report",
-]
+# public name -> the module that defines it; each is imported on first use
+_HOME = {
+    "relevance_vector": "metrics.ids",
+    "spearman_rho": "stats.correlation",
+    "kendall_tau": "stats.correlation",
+    "kendall_tau_distance": "stats.correlation",
+    "inversions": "stats.correlation",
+    "evaluate": "evaluation.runs",
+    "aggregate": "evaluation.aggregate",
+    "Conventions": "evaluation.conventions",
+    "evaluate_groups": "evaluation.groups",
+    "weighted_mean": "evaluation.groups",
+    "evaluate_diversity": "evaluation.diversity",
+    "rank_run": "ranking",
+    "RankedRun": "ranking",
+    "Measure": "measures",
+    "parse_measure": "measures",
+    "parse_measures": "measures",
+    "parse_trec_eval": "measures",
+    "describe": "measures",
+    "read_qrels": "io",
+    "read_run": "io",
+    "write_qrels": "io",
+    "write_run": "io",
+    "compare": "stats.compare",
+    "paired_test": "stats.compare",
+    "bootstrap_ci": "stats.compare",
+    "effect_size": "stats.compare",
+    "adjust_pvalues": "stats.compare",
+    "report": "reporting.tables",
+}
+# the public modules reached as attributes (``rankeval.measures``, ``rankeval.dask``)
+_MODULES = ("measures", "metrics", "io", "evaluation", "stats", "reporting", "distributed",
+            "ranking", "dask", "spark", "ltr", "cli", "online", "beyond")  # fmt: skip
+
+
+def _metric_functions() -> dict:
+    """Every metric function, by name, from the registry's declarations."""
+    from .measures import DECLARATIONS
+
+    return {
+        d.function.__name__: d.function
+        for d in DECLARATIONS.values()
+        if d.function is not None
+    }
+
+
+def __getattr__(name):
+    if name in _HOME:
+        value = getattr(_importlib.import_module(f".{_HOME[name]}", __name__), name)
+    elif name in _MODULES:
+        value = _importlib.import_module(f".{name}", __name__)
+    elif name == "__all__":
+        value = sorted({*_metric_functions(), *_HOME})
+    else:
+        functions = _metric_functions() if not name.startswith("_") else {}
+        if name not in functions:
+            raise AttributeError(f"module 'rankeval' has no attribute {name!r}")
+        value = functions[name]
+    globals()[name] = value  # the next access is a plain attribute
+    return value
+
+
+def __dir__():
+    return sorted({*globals(), *_HOME, *_MODULES, *_metric_functions()})

@@ -59,66 +59,20 @@ from __future__ import annotations
 
 import argparse
 import io
-import json
-import math
 import os
 import sys
 
 __all__ = ["main"]
 
-# trec_eval's measure table (measures.c, trec_eval 10): the order it prints in.
-_TREC_ORDER = (
-    "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
-    "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref",
-    "Rprec_mult", "utility", "11pt_avg", "binG", "G", "dcg", "ideal_dcg", "ndcg", "ndcg_rel",
-    "Rndcg", "ndcg_cut", "map_cut", "relative_P", "success", "set_P", "set_relative_P",
-    "set_recall", "set_map", "set_F", "num_nonrel_judged_ret", "yaap", "rbp", "rbp_resid", "unj",
-)  # fmt: skip
-_NICKNAMES_WITH_RUNID = ("official", "all_trec", "set")
 _FORMATS = ("trec_eval", "tsv", "jsonl", "markdown", "latex")
 
 
 # ---------------------------------------------------------------- measures ---
 
 
-def _trec_label(item: str, m) -> str:
-    """trec_eval's printed name of a measure asked for as ``item`` (``P_10``, ``map``).
-
-    As trec_eval prints them, a measure with parameters that are not cut-offs
-    carries its parameter text: ``-m ndcg.0=0,1=1`` prints ``ndcg_0=0,1=1``.
-    """
-    from .measures import trec_eval_name
-
-    base, dot, params = item.partition(".")
-    if dot and base in ("ndcg", "dcg", "set_F", "rbp", "rbp_resid", "ndcg_p", "11pt_avg",
-                        "utility"):
-        return f"{base}_{params}"
-    return trec_eval_name(m) or str(m)
-
-
-def _trec_base(label: str) -> int:
-    """Position of a trec_eval name in trec_eval's print order."""
-    best, index = -1, len(_TREC_ORDER)
-    for i, base in enumerate(_TREC_ORDER):
-        if (label == base or label.startswith(base + "_")) and len(base) > best:
-            best, index = len(base), i
-    return index
-
-
-def _is_numq(m) -> bool:
-    return m.name == "NumQ"
-
-
-def _looks_trec(item: str) -> bool:
-    """True when ``item`` is written in trec_eval's syntax rather than ir_measures'."""
-    return not any(c in item for c in "@()") and (
-        "." in item or item in _TREC_ORDER or item in _NICKNAMES_WITH_RUNID
-    )
-
-
 def _parse_items(items):
     """-m items -> (measures, labels, trec_mode, runid_wanted)."""
-    from .measures import parse_measure, parse_trec_eval
+    from .measures import parse_measure, trec_eval
 
     measures, labels, trec_flags = [], [], []
     runid = False
@@ -126,15 +80,15 @@ def _parse_items(items):
         item = item.strip()
         if not item:
             raise ValueError("an empty measure name was given to -m")
-        if item in _NICKNAMES_WITH_RUNID or item == "runid":
+        if trec_eval.wants_runid(item):
             runid = True
-        trec = _looks_trec(item)
+        trec = trec_eval.is_trec_eval_syntax(item)
         trec_flags.append(trec)
         if item == "runid":
             continue
-        parsed = parse_trec_eval(item) if trec else [parse_measure(item)]
+        parsed = trec_eval.parse_trec_eval(item) if trec else [parse_measure(item)]
         for m in parsed:
-            label = _trec_label(item, m) if trec else item
+            label = trec_eval.label(item, m) if trec else item
             if label in labels:  # one line per name asked for (map and AP: two)
                 continue
             measures.append(m)
@@ -143,7 +97,7 @@ def _parse_items(items):
     if trec_mode:  # trec_eval's order: its measure table, then increasing cut-off
         order = sorted(
             range(len(measures)),
-            key=lambda i: (_trec_base(labels[i]), _cutoff_key(measures[i])),
+            key=lambda i: (trec_eval.print_order(labels[i]), _cutoff_key(measures[i])),
         )
         measures = [measures[i] for i in order]
         labels = [labels[i] for i in order]
@@ -233,9 +187,10 @@ def _parser() -> argparse.ArgumentParser:
         epilog="measures (ir_measures name; trec_eval's names such as P.10, ndcg_cut.10,\n"
         "map, recall.100, and the sets official and all_trec work too):\n" + "{measures}",
     )
-    from . import __version__
-
-    p.add_argument("--version", action="version", version=f"%(prog)s (rankeval) {__version__}")
+    # the package's __version__: the package is loaded before any of its modules, so this
+    # reads an attribute of the front door without importing it (cli sits below the front)
+    version = sys.modules[__name__.rpartition(".")[0]].__version__
+    p.add_argument("--version", action="version", version=f"%(prog)s (rankeval) {version}")
     p.add_argument(
         "--list-measures", action=_ListMeasures,
         help="print every measure (name, parameters, meaning, trec_eval names) and exit",
@@ -343,17 +298,11 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _measure_like(item: str) -> bool:
-    from .diversity_runs import _parse as parse_diversity
-    from .measures import parse_measure, parse_trec_eval
+    from .measures import parse_measure, trec_eval
 
     try:
-        parse_diversity(item)
-        return True
-    except (ValueError, TypeError):
-        pass
-    try:
-        if _looks_trec(item):
-            parse_trec_eval(item)
+        if trec_eval.is_trec_eval_syntax(item):
+            trec_eval.parse_trec_eval(item)
         else:
             parse_measure(item)
     except (ValueError, TypeError):
@@ -445,53 +394,6 @@ def _parse_args(argv):
 # ------------------------------------------------------------------ inputs ---
 
 
-def _tag_of_last(last_lines: bytes) -> str | None:
-    """The 6th field of the last line that is neither blank nor a ``#`` comment."""
-    for raw in reversed(last_lines.splitlines()):
-        fields = raw.decode("utf-8", "replace").lstrip("\ufeff").split()
-        if fields and not fields[0].startswith("#"):
-            return fields[5] if len(fields) >= 6 else None
-    return None
-
-
-def _tail(inp, size: int = 1 << 16) -> bytes:
-    """The last ``size`` bytes (at least one whole line) of a run, decompressed: a seek for
-    a plain file, one pass over the data otherwise."""
-    if inp.opener is None and inp.path is not None:
-        with open(inp.path, "rb") as f:
-            end = f.seek(0, os.SEEK_END)
-            f.seek(max(0, end - size))
-            return f.read()
-    if inp.opener is None:
-        return bytes(inp.data[-size:])
-    last = b""
-    with inp._python_file() as f:
-        while chunk := f.read(1 << 20):
-            last = (last + chunk)[-size:]
-    return last
-
-
-def _run_tag(source) -> str | None:
-    """The tag (6th field) of a run's last line, as trec_eval's runid (the tag of the last
-    line it read); None if unknown."""
-    from ._tables import is_parquet
-    from .trec import _Input  # the reader's own opening: compression, BOM, errors
-
-    if is_parquet(source):
-        return None  # a table has no tag: the run is named by its path
-
-    # standard input and pipes are in memory (see _once): read them from the start (no
-    # copy: BytesIO hands out its bytes), decompressed, then rewind for the reader
-    position = source.tell() if isinstance(source, io.BytesIO) else None
-    try:
-        return _tag_of_last(_tail(_Input(source, "run")))
-    except (OSError, EOFError, ValueError):
-        return None  # the reader will report the problem with the file
-    finally:
-        if position is not None:
-            source.seek(position)
-
-
 def _once(path):
     """A path named on the command line, readable twice (for its tag, then its data): a
     regular file stays a path; a pipe (``<(zcat run.gz)``, a FIFO) is read into memory
@@ -530,47 +432,38 @@ def _check_distinct(paths, names, format) -> None:
 
 def _load_qrels(source, subtopics=False):
     """The qrels, read once for every run, as the canonical Arrow table."""
-    from ._tables import _plain, _table, qrels_table
+    from .io.canonical import canonical_table, plain_ids, qrels_table
 
     if subtopics:
-        return _plain(_table(source, "subtopics", None))
+        return plain_ids(canonical_table(source, "subtopics", None))
     return qrels_table(source)
-
-
-class _DiversityMeasure:
-    """A diversity measure for :class:`_Result`: averaged over queries, higher is better."""
-
-    aggregate = "mean"
-    lower_is_better = False
-
-    def __init__(self, name):
-        self.name = name
 
 
 def _diversity_items(items):
     """-m items with --subtopics -> (measures, labels), names checked, repeats dropped."""
-    from .diversity_runs import _parse
+    from .evaluation.core import check_needs, measures_and_labels
 
-    labels = [label for label, *_ in _parse([item.strip() for item in items])]
-    return [_DiversityMeasure(label) for label in labels], labels
+    parsed, columns = measures_and_labels([item.strip() for item in items])
+    check_needs(parsed, "subtopics")
+    return [parsed[i] for _, i in columns], [label for label, _ in columns]
 
 
 # --------------------------------------------------------------- evaluate ---
 
 
 def _evaluate(qrels, run, measures, args):
-    from . import runs
+    from .evaluation.runs import score_run
 
     if args.subtopics:
-        from .diversity_runs import evaluate_diversity
+        from .evaluation.diversity import evaluate_diversity
 
         table = evaluate_diversity(
-            qrels, run, [m.name for m in measures],
+            qrels, run, list(measures),
             alpha=0.5 if args.alpha is None else args.alpha, threshold=args.level,
             missing="zero" if args.complete else "skip",
             score_precision=args.score_precision, max_docs=args.max_docs,
         )  # fmt: skip
-        return table, None
+        return table[[str(m) for m in measures]], None
     options = {
         "threshold": args.level,
         "ties": args.ties,
@@ -583,224 +476,24 @@ def _evaluate(qrels, run, measures, args):
         "columns": None,
     }
     # (the table, and which of its queries the run has: --skip-missing-lines uses it)
-    table, in_run = runs._evaluate(qrels, run, list(dict.fromkeys(measures)), **options)
+    table, in_run = score_run(qrels, run, list(dict.fromkeys(measures)), **options)
     # one column per line to print: two names of one measure (map AP) share its values
     return table[[str(m) for m in measures]], in_run
-
-
-class _Result:
-    """One run's values: per-query rows and summary rows, in print order."""
-
-    def __init__(self, name, tag, table, measures, labels, trec_mode, runid, in_run=None):
-        self.name, self.tag = name, tag
-        # per row: does the run have the query? (None: all do) trec_eval -c averages over
-        # the judged queries the run lacks, but -q prints lines only for those it has
-        self.in_run = in_run
-        self.table, self.measures, self.labels = table, measures, labels
-        self.trec_mode, self.runid = trec_mode, runid
-        self.kinds = [m.aggregate for m in measures]
-        # num_q, gm_map and gm_bpref have no per-query line (trec_eval prints none)
-        self.shown = [not _is_numq(m) and m.aggregate != "gmean" for m in measures]
-
-    def per_query(self, run_queries_only=False):
-        """(query, label, value, kind) in trec_eval's order: query by query; with
-        ``run_queries_only``, only the queries the run has (trec_eval's ``-c -q``)."""
-        import numpy as np
-
-        cols = [
-            np.asarray(self.table.iloc[:, j], dtype=np.float64) for j in range(len(self.labels))
-        ]
-        todo = [j for j in range(len(self.labels)) if self.shown[j]]
-        for i, q in enumerate(self.table.index):
-            if run_queries_only and self.in_run is not None and not self.in_run[i]:
-                continue
-            for j in todo:
-                yield str(q), self.labels[j], cols[j][i], self.kinds[j]
-
-    def summary(self):
-        """(label, value, kind) of the ``all`` lines."""
-        import numpy as np
-
-        out = []
-        n_rows = len(self.table)
-        columns = [
-            np.asarray(self.table.iloc[:, j], dtype=np.float64) for j in range(len(self.labels))
-        ]
-        used = [int(np.count_nonzero(~np.isnan(c))) for c in columns]
-        mean_used = [u for u, k in zip(used, self.kinds, strict=True) if k == "mean"]
-        n_q = mean_used[0] if mean_used and len(set(mean_used)) == 1 else n_rows
-        has_numq = any(_is_numq(m) for m in self.measures)
-        if not self.trec_mode and not has_numq:
-            out.append(("num_q", n_q, "sum"))
-        for j, (label, kind) in enumerate(zip(self.labels, self.kinds, strict=True)):
-            c = columns[j]
-            if _is_numq(self.measures[j]):
-                out.append((label, n_q, "sum"))
-                continue
-            if kind == "sum":
-                out.append((label, float(np.nansum(c)), "sum"))
-                continue
-            if kind == "gmean":
-                from .runs import geometric_mean
-
-                out.append((label, geometric_mean(c[~np.isnan(c)]), "mean"))
-                continue
-            if used[j] != n_q:
-                out.append((f"num_q({label})", used[j], "sum"))
-            out.append((label, float(np.nanmean(c)) if used[j] else math.nan, "mean"))
-        return out
-
-
-# ----------------------------------------------------------------- output ---
-
-
-def _number(value, kind, digits) -> str:
-    if kind == "sum" and not math.isnan(value):
-        return str(int(round(value)))
-    return f"{value:.{digits}f}"
-
-
-def _write_lines(lines, write, batch=4096):
-    """Write an iterable of lines in batches (a -q output can have millions)."""
-    buffer = []
-    for line in lines:
-        buffer.append(line)
-        if len(buffer) >= batch:
-            write("".join(buffer))
-            buffer.clear()
-    write("".join(buffer))
-
-
-def _runid_line(value) -> str:
-    return f"{'runid':<22}\tall\t{value}\n"
-
-
-def _trec_lines(results, args):
-    several = len(results) > 1
-    for r in results:
-        if several:  # one block per run
-            yield _runid_line(r.name)
-        if args.per_query:
-            for q, label, value, kind in r.per_query(run_queries_only=args.skip_missing_lines):
-                yield f"{label:<22}\t{q}\t{_number(value, kind, args.digits)}\n"
-        if args.no_summary:
-            continue
-        if r.runid and not several:
-            yield _runid_line(r.tag or r.name)
-        for label, value, kind in r.summary():
-            yield f"{label:<22}\tall\t{_number(value, kind, args.digits)}\n"
-
-
-def _rows(results, args):
-    for r in results:
-        if args.per_query:
-            yield from ((r.name, q, label, value, kind) for q, label, value, kind in r.per_query())
-        if not args.no_summary:
-            yield from ((r.name, "all", label, value, kind) for label, value, kind in r.summary())
-
-
-def _tsv_lines(results, args):
-    yield "run\tquery\tmeasure\tvalue\n"
-    for run, q, label, value, kind in _rows(results, args):
-        yield f"{run}\t{q}\t{label}\t{_number(value, kind, args.digits)}\n"
-
-
-def _jsonl_lines(results, args):
-    for run, q, label, value, kind in _rows(results, args):
-        if math.isnan(value):
-            value = None
-        elif kind == "sum":
-            value = int(round(value))
-        record = {"run": run, "query": q, "measure": label, "value": value}
-        yield json.dumps(record, ensure_ascii=False) + "\n"
-
-
-def _table_text(results, args) -> str:
-    """The markdown or LaTeX table of means, one row per run.
-
-    With several runs scored on the same two or more queries, :func:`rankeval.compare`
-    tests every pair on every averaged measure (paired t-test, Holm correction
-    over the whole table) and :func:`rankeval.report` marks the best mean and
-    the significant wins. Otherwise a plain table of the summary values.
-    """
-    from .compare import compare, report
-
-    first = results[0]
-    averaged = [j for j, m in enumerate(first.measures) if m.aggregate == "mean"]
-    same_queries = all(r.table.index.equals(first.table.index) for r in results)
-    enough = len(first.table.index) >= 2  # a paired test (and a bootstrap) needs two queries
-    if len(results) > 1 and same_queries and enough and averaged:
-        systems = {}
-        for r in results:
-            frame = r.table.iloc[:, averaged].copy()
-            frame.columns = [r.labels[j] for j in averaged]
-            systems[r.name] = frame
-        labels = [first.labels[j] for j in averaged]
-        options = {"test": args.test or "t", "correction": args.correction or "holm",
-                   "baseline": args.baseline}  # fmt: skip
-        if args.alpha is not None and not args.subtopics:
-            options["alpha"] = args.alpha
-        table = compare(systems, labels, **options)
-        lower = [first.labels[j] for j in averaged if first.measures[j].lower_is_better]
-        digits = min(args.digits, 15)  # report's limit
-        text = report(table, args.format, digits=digits, lower_is_better=lower) + "\n"
-        dropped = [first.labels[j] for j, m in enumerate(first.measures) if j not in averaged]
-        if dropped:  # counts (sums) and geometric means are no means that a t-test compares
-            note = (f"Not in the table: {', '.join(dropped)} (sums and geometric means over "
-                    "queries, which the paired tests do not compare); --format tsv gives them.")
-            text += f"\n{note}\n" if args.format == "markdown" else f"% {note}\n"
-        return text
-    note = ""
-    if len(results) > 1 and not same_queries:
-        note = (
-            "No significance marks: the runs were scored on different queries "
-            "(-c scores every judged query in every run)."
-        )
-    elif len(results) > 1 and not enough:
-        note = "No significance marks: a paired test needs at least two queries."
-    return _plain_table(results, args, note)
-
-
-def _plain_table(results, args, note) -> str:
-    labels = [label for label, _, _ in results[0].summary()]
-    rows = []
-    for r in results:
-        values = {label: (value, kind) for label, value, kind in r.summary()}
-        cells = [values.get(label, (math.nan, "mean")) for label in labels]
-        rows.append((r.name, [_number(v, k, args.digits) for v, k in cells]))
-    if args.format == "markdown":
-        lines = ["| system | " + " | ".join(_md(x) for x in labels) + " |"]
-        lines.append("| --- | " + " | ".join("---:" for _ in labels) + " |")
-        lines += [f"| {_md(name)} | " + " | ".join(cells) + " |" for name, cells in rows]
-        return "\n".join(lines) + (f"\n\n{note}" if note else "") + "\n"
-    lines = [r"\begin{tabular}{l" + "r" * len(labels) + "}", r"\toprule"]
-    lines.append("System & " + " & ".join(_tex(x) for x in labels) + r" \\")
-    lines.append(r"\midrule")
-    lines += [_tex(name) + " & " + " & ".join(cells) + r" \\" for name, cells in rows]
-    lines += [r"\bottomrule", r"\end{tabular}"] + ([f"% {note}"] if note else [])
-    return "\n".join(lines) + "\n"
-
-
-def _md(text: str) -> str:
-    from .compare import _markdown  # one markdown escape for the CLI's tables and report's
-
-    return _markdown(text)
-
-
-def _tex(text: str) -> str:
-    from .compare import _latex  # one LaTeX escape for the CLI's tables and report's
-
-    return _latex(text)
-
-
-_LINES = {"trec_eval": _trec_lines, "tsv": _tsv_lines, "jsonl": _jsonl_lines}
 
 
 # ------------------------------------------------------------------- main ---
 
 
 def _run(argv) -> int:
+    from .reporting.text import RunResult, TextOptions, lines, runid_line, table_text, write_lines
+
     parser, args = _parse_args(argv)
+    options = TextOptions(
+        args.format, args.per_query, args.no_summary, args.digits,
+        skip_missing_lines=args.skip_missing_lines, test=args.test,
+        correction=args.correction, baseline=args.baseline,
+        alpha=None if args.subtopics else args.alpha,
+    )  # fmt: skip
     try:
         if args.subtopics:
             measures, labels = _diversity_items(args.measures or ["alpha-nDCG@20",
@@ -816,28 +509,30 @@ def _run(argv) -> int:
         stdin = _read_stdin() if "-" in args.files else None
         qrels = _load_qrels(stdin if qrels_path == "-" else qrels_path, args.subtopics)
         sources = [stdin if p == "-" else _once(p) for p in run_paths]
-        tags = [_run_tag(s) for s in sources]
+        from .io.trec import run_tag
+
+        tags = [run_tag(s) for s in sources]
         names = [p if p != "-" else "<stdin>" for p in run_paths]
         if None not in tags and len(set(tags)) == len(tags):
             names = list(tags)
         if args.format in ("markdown", "latex"):
             _check_distinct(run_paths, names, args.format)
         if not measures:  # `-m runid` alone: as trec_eval, only each run's tag
-            from .trec import read_run
+            from .io.trec import read_run
 
             for source in sources:  # each run is read (and checked) all the same
                 read_run(source, as_table=True)
             one = len(names) == 1
-            text = "".join(_runid_line((tag or name) if one else name)
+            text = "".join(runid_line((tag or name) if one else name)
                            for name, tag in zip(names, tags, strict=True))
         else:
             results = []
             for source, name, tag in zip(sources, names, tags, strict=True):
                 table, in_run = _evaluate(qrels, source, measures, args)
-                results.append(_Result(name, tag, table, measures, labels, trec_mode, runid,
-                                       in_run))
+                results.append(RunResult(name, tag, table, measures, labels, trec_mode,
+                                         runid, in_run))
             one_table = args.format in ("markdown", "latex")
-            text = _table_text(results, args) if one_table else None
+            text = table_text(results, options) if one_table else None
     except (ValueError, TypeError, OSError, LookupError) as err:
         message = " ".join(str(err).split())  # one line
         print(f"rankeval: error: {message}", file=sys.stderr)
@@ -851,7 +546,7 @@ def _run(argv) -> int:
         if text is not None:
             out.write(text)
         else:
-            _write_lines(_LINES[args.format](results, args), out.write)
+            write_lines(lines(results, options), out.write)
         out.flush()
     except BrokenPipeError:
         raise  # (main: the reader stopped reading, which is no error)

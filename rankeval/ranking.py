@@ -11,7 +11,7 @@ too, through :meth:`RankedRun.ragged` (each query's ranking at its own length) o
 does not change: see its Notes).
 
 The engine is **pyarrow** (pinned in ``requirements.txt``): the inputs arrive
-as Arrow tables (from ``rankeval._tables``), ids are matched by Arrow's
+as Arrow tables (from :mod:`rankeval.io`), ids are matched by Arrow's
 hash kernels (``pyarrow.compute.index_in`` and ``dictionary_encode`` for the
 query ids, an Acero hash join for the (query, document) pairs) that compare
 the ids as exact strings (or integers), and documents are ordered by
@@ -32,33 +32,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._validation import check_k, check_threshold
+from .io.canonical import canonical_table
+from .metrics.validation import check_choice, check_k, check_threshold
 
-__all__ = ["RankedRun", "rank_run"]
+__all__ = ["RankedRun", "rank_run", "release_memory", "check_options"]
 
 TIES = ("trec_eval", "input", "average")
 IDEAL = ("judged", "retrieved")
 MISSING = ("skip", "zero")
 SCORE_PRECISION = ("double", "float")
 GRADES = ("float", "trec_eval")
-
-
-def _tables():
-    """The canonical-table builders of the IO layer (imported late: no cycle)."""
-    from ._tables import _table
-
-    def qrels_table(source, columns):
-        return _table(source, "qrels", columns)
-
-    def run_table(source, columns):
-        return _table(source, "run", columns)
-
-    return qrels_table, run_table
-
-
-def _choice(name, value, allowed):
-    if not isinstance(value, str) or value not in allowed:
-        raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
 
 
 @dataclass(frozen=True, eq=False)
@@ -391,13 +374,13 @@ class RankedRun:
         grade is above ``max_grade`` or not a whole number: such a document
         would otherwise be left out of the counts without a word.
         """
-        grades, qcode = self._checked_pool(max_grade, what)
+        grades, qcode = self.checked_pool(max_grade, what)
         ok = grades >= 1
         counts = np.zeros((len(self), max_grade))
         np.add.at(counts, (qcode[ok], grades[ok].astype(np.int64) - 1), 1)
         return counts
 
-    def _checked_pool(self, max_grade, what: str):
+    def checked_pool(self, max_grade, what: str):
         """``_pool()``, after refusing (as ``grade_counts`` documents) a judged grade
         above ``max_grade`` or not a whole number."""
         grades, qcode = self._pool()
@@ -437,7 +420,7 @@ def _mark_empty_rankings(present, run, queries) -> None:
 
     import pyarrow as pa
 
-    from ._tables import id_kind
+    from .io.tables import id_kind
 
     if not isinstance(run, Mapping):
         return
@@ -456,7 +439,7 @@ def _unify(a, b, column):
     string ids are a TypeError, as no id is ever converted."""
     import pyarrow as pa
 
-    from ._tables import id_kind, mixed_id_types
+    from .io.tables import id_kind, mixed_id_types
 
     ta, tb = a.type, b.type
     if ta == tb:
@@ -560,7 +543,7 @@ def _inner_join(left, right, keys, left_output, right_output):
     return plan.to_table().select(columns)
 
 
-def _release() -> None:
+def release_memory() -> None:
     """Hand the memory Arrow's pool has freed back to the operating system now.
 
     Arrow's default allocator (mimalloc) keeps freed pages for a while before
@@ -637,6 +620,25 @@ def _rank_order(q, s, rows, ties: str, n_distinct: int) -> np.ndarray:
     sort_keys = [("q", "ascending"), ("s", "descending"), ("row", "ascending")][: len(keys)]
     order = pc.sort_indices(pa.table(keys), sort_keys=sort_keys)
     return order.to_numpy().astype(np.intp)
+
+
+def check_options(*, threshold, ties, judged_only, missing, ideal, score_precision, grades,
+                  max_docs) -> float:
+    """Check the options of :func:`rank_run`; return the threshold as a float."""
+    threshold = check_threshold(threshold)
+    check_choice("ties", ties, TIES)
+    check_choice("missing", missing, MISSING)
+    check_choice("ideal", ideal, IDEAL)
+    check_choice("score_precision", score_precision, SCORE_PRECISION)
+    check_choice("grades", grades, GRADES)
+    if not isinstance(judged_only, (bool, np.bool_)):
+        raise TypeError(f"judged_only must be True or False, got {judged_only!r}")
+    if max_docs is not None:
+        if isinstance(max_docs, (bool, np.bool_)) or not isinstance(max_docs, (int, np.integer)):
+            raise TypeError(f"max_docs must be a positive int or None, got {max_docs!r}")
+        if max_docs <= 0:
+            raise ValueError(f"max_docs must be a positive int or None, got {max_docs}")
+    return threshold
 
 
 def rank_run(
@@ -759,32 +761,21 @@ def rank_run(
     """
     import pyarrow as pa
 
-    t = check_threshold(threshold)
-    _choice("ties", ties, TIES)
-    _choice("missing", missing, MISSING)
-    _choice("ideal", ideal, IDEAL)
-    _choice("score_precision", score_precision, SCORE_PRECISION)
-    _choice("grades", grades, GRADES)
-    if not isinstance(judged_only, (bool, np.bool_)):
-        raise TypeError(f"judged_only must be True or False, got {judged_only!r}")
-    if max_docs is not None:
-        if isinstance(max_docs, (bool, np.bool_)) or not isinstance(max_docs, (int, np.integer)):
-            raise TypeError(f"max_docs must be a positive int or None, got {max_docs!r}")
-        if max_docs <= 0:
-            raise ValueError(f"max_docs must be a positive int or None, got {max_docs}")
-    qrels_table, run_table = _tables()
+    t = check_options(threshold=threshold, ties=ties, judged_only=judged_only, missing=missing,
+                  ideal=ideal, score_precision=score_precision, grades=grades,
+                  max_docs=max_docs)  # fmt: skip
     if columns is not None and not isinstance(columns, dict):
         raise TypeError(f"columns must be a dict canonical name -> yours, got {columns!r}")
-    qt = qrels_table(qrels, columns=_only(columns, ("query_id", "doc_id", "relevance")))
-    _release()
-    rt = run_table(run, columns=_only(columns, ("query_id", "doc_id", "score", "rank")))
-    _release()
+    qt = canonical_table(qrels, "qrels", _only(columns, ("query_id", "doc_id", "relevance")))
+    release_memory()
+    rt = canonical_table(run, "run", _only(columns, ("query_id", "doc_id", "score", "rank")))
+    release_memory()
 
     # queries: the qrels' ids, sorted (bytes order / numbers), and every row's code
     q_values, q_index = _split(qt.column("query_id"))
     r_values, r_index = _split(rt.column("query_id"))
     qt, rt = qt.drop_columns("query_id"), rt.drop_columns("query_id")  # codes replace ids
-    _release()
+    release_memory()
     q_values, r_values = _unify(q_values, r_values, "query_id")
     queries = _sorted_unique(q_values)
     q_code = _codes(q_values, queries)[q_index]
@@ -832,7 +823,7 @@ def rank_run(
     del joined
     if not keep.all():
         at = at[keep]
-    _release()
+    release_memory()
     # from here on only the kept rows, in input order; rows[i]: the run's row of row i
     if keep.all():
         rows = np.arange(r_code.size, dtype=index)
@@ -857,7 +848,7 @@ def rank_run(
     if ties == "trec_eval" and order.size > 1:
         _by_doc_id_descending(order, q_sorted, s_sorted, rows, r_doc)
     del rows, rt, r_doc  # the ids are no longer needed: free them before the tail
-    _release()
+    release_memory()
     g_sorted = row_grades[order]
     del row_grades, order
 

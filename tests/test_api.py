@@ -66,7 +66,8 @@ def _allocator_setting(env_value, import_pyarrow_first):
     if env_value is not None:
         env["MIMALLOC_ARENA_EAGER_COMMIT"] = env_value
     first = "import pyarrow; " if import_pyarrow_first else ""
-    code = f"{first}import os, rankeval; print(os.environ.get('MIMALLOC_ARENA_EAGER_COMMIT'))"
+    code = (f"{first}import os, rankeval; before = os.environ.get('MIMALLOC_ARENA_EAGER_COMMIT'); "
+            "rankeval.read_qrels; print(before, os.environ.get('MIMALLOC_ARENA_EAGER_COMMIT'))")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                          text=True, check=True)
     return out.stdout.strip()
@@ -74,10 +75,11 @@ def _allocator_setting(env_value, import_pyarrow_first):
 
 @pytest.mark.parametrize(
     ("env_value", "pyarrow_first", "expected"),
-    [(None, False, "0"), ("1", False, "1"), (None, True, "None")],
+    [(None, False, "None 0"), ("1", False, "1 1"), (None, True, "None None")],
 )
 def test_import_sets_the_arrow_allocator_default_only_when_it_can(env_value, pyarrow_first,
                                                                   expected):
-    # set before pyarrow loads (mimalloc reads it then), never over the user's own value,
-    # and not at all once pyarrow is loaded (it would change nothing and mislead)
+    # `import rankeval` changes nothing; the I/O layer, where rankeval first loads pyarrow,
+    # sets it before pyarrow loads (mimalloc reads it then), never over the user's own
+    # value, and not at all once pyarrow is loaded (it would change nothing and mislead)
     assert _allocator_setting(env_value, pyarrow_first) == expected

@@ -5,7 +5,7 @@ import pytest
 from _judged_collection import judged_grades, judged_ragged
 from hypothesis import given, settings
 
-from rankeval.bpref import bpref
+from rankeval.metrics.bpref import bpref
 
 nan = np.nan
 

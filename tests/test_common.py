@@ -110,6 +110,8 @@ METRICS = [
            k=lambda r, k: first_relevant_position(r, k)),
     Metric("inversions", lambda r: inversions(r), k=lambda r, k: inversions(r, k)),
     Metric("inversions@4", lambda r: inversions(r, 4)),
+    Metric("relative_precision", lambda r: rankeval.relative_precision(r, 3),
+           k=lambda r, k: rankeval.relative_precision(r, k)),
 ]
 
 # The measures that read judgments as trec_eval does (NaN = unjudged); padding a
@@ -127,10 +129,9 @@ JUDGED = [
     ("trec_rbp", lambda f: lambda r: f(r, 10), lambda f: lambda r, k: f(r, k)),
 ]
 for _name, _call, _k in JUDGED:
-    if hasattr(rankeval, _name):
-        _f = _get(_name)
-        METRICS.append(Metric(_name, _call(_f), pad_neutral=False, judged=True,
-                              k=None if _k is None else _k(_f)))
+    _f = _get(_name)
+    METRICS.append(Metric(_name, _call(_f), pad_neutral=False, judged=True,
+                          k=None if _k is None else _k(_f)))
 
 BY_NAME = {m.name: m for m in METRICS}
 NAMES = list(BY_NAME)

@@ -101,7 +101,7 @@ def test_randomization_test_needs_two_queries():
 
 
 def test_sampled_permutation_null_flips_each_sign_with_probability_one_half():
-    from rankeval.compare import _sign_flips
+    from rankeval.stats.compare import _sign_flips
 
     d = np.array([1.0, -2.0, 3.0, 0.0])
     flipped = _sign_flips(d, np.random.default_rng(0))(size=(100_000, 4))
@@ -304,7 +304,7 @@ def test_resampling_in_batches_keeps_the_seeded_result(monkeypatch):
     # The batch size bounds memory; a fixed seed still gives a fixed answer.
     import sys
 
-    module = sys.modules["rankeval.compare"]
+    module = sys.modules["rankeval.stats.compare"]
 
     a, b = scores(4, n=30)
     first = paired_test(a, b, test="permutation", n_resamples=3000, seed=7).pvalue

@@ -22,7 +22,7 @@ from rankeval import (
     kendall_tau_distance,
     spearman_rho,
 )
-from rankeval.correlation import _count_inversions
+from rankeval.stats.correlation import _count_inversions
 
 
 def pairs(max_value=4, min_size=2, max_size=12):

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 import rankeval
-from rankeval._partition import evaluate_partition, union
+from rankeval.distributed.partition import evaluate_partition, union
 
 MEASURES = ["nDCG@10", "AP", "RR", "P@5", "R@100", "nDCG", "Success@3"]
 CONVENTIONS = [

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rankeval import diversity
-from rankeval.diversity import _ideal_ideal, alpha_ndcg, err_ia
+from rankeval.metrics import diversity
+from rankeval.metrics.diversity import _ideal_ideal, alpha_ndcg, err_ia
 
 nan = np.nan
 
@@ -86,7 +86,7 @@ def test_ranges_and_ideal_scores_one(run, k, alpha):
     # Reordered as the greedy ideal, the run scores 1 (if it has any relevant document).
     rel = np.nan_to_num(np.array(run)) >= 1
     if rel.any():
-        from rankeval.diversity import _greedy_ideal
+        from rankeval.metrics.diversity import _greedy_ideal
 
         ideal = _greedy_ideal(rel, alpha, len(run)).astype(float)
         assert alpha_ndcg(ideal, k, alpha=alpha, judgments=run) == pytest.approx(1, abs=1e-12)

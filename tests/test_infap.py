@@ -6,7 +6,7 @@ from _judged_collection import judged_grades, judged_ragged
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rankeval.infap import inferred_average_precision
+from rankeval.metrics.infap import inferred_average_precision
 
 nan = np.nan
 EPS = 1e-5  # trec_eval's INFAP_EPSILON

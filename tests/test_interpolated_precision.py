@@ -6,7 +6,7 @@ from _judged_collection import judged_grades, judged_ragged
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rankeval.interpolated_precision import eleven_point_average, interpolated_precision
+from rankeval.metrics.interpolated_precision import eleven_point_average, interpolated_precision
 
 nan = np.nan
 LEVELS = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]

@@ -18,9 +18,9 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-import rankeval.trec as trec
+import rankeval.io.trec as trec
 from rankeval import read_qrels, read_run
-from rankeval._tables import qrels_table, run_table
+from rankeval.io import qrels_table, run_table
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 

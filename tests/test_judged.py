@@ -6,7 +6,7 @@ from _judged_collection import judged_grades, judged_ragged
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rankeval.judged import judged_at_k
+from rankeval.metrics.judged import judged_at_k
 
 nan = np.nan
 

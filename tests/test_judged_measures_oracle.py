@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 from _judged_collection import counts, judged_collection, pytrec
 
-from rankeval.bpref import bpref
-from rankeval.infap import inferred_average_precision
-from rankeval.interpolated_precision import eleven_point_average, interpolated_precision
-from rankeval.r_precision import r_precision
-from rankeval.set_measures import set_f, set_precision, set_recall
+from rankeval.metrics.bpref import bpref
+from rankeval.metrics.infap import inferred_average_precision
+from rankeval.metrics.interpolated_precision import eleven_point_average, interpolated_precision
+from rankeval.metrics.r_precision import r_precision
+from rankeval.metrics.set_measures import set_f, set_precision, set_recall
 
 LEVELS = [round(0.1 * i, 1) for i in range(11)]
 

@@ -5,7 +5,7 @@ import pytest
 from _judged_collection import judged_grades, judged_ragged
 from hypothesis import given, settings
 
-from rankeval.r_precision import r_precision
+from rankeval.metrics.r_precision import r_precision
 
 nan = np.nan
 

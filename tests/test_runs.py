@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rankeval
-import rankeval.runs as runs
+import rankeval.evaluation.runs as runs
 from rankeval import evaluate
 
 
@@ -359,7 +359,7 @@ def test_max_docs_keeps_the_top_of_each_ranking():
 def test_input_errors(tmp_path):
     with pytest.raises(ValueError, match="no query in common"):
         evaluate({"a": {"d": 1}}, {"b": {"d": 1.0}}, "AP")
-    # the IO layer's checks (rankeval._tables) reach the caller unchanged
+    # the IO layer's checks (rankeval.io) reach the caller unchanged
     with pytest.raises((TypeError, ValueError), match=r"run.*q.*d"):
         evaluate({"q": {"d": 1}}, {"q": {"d": "0.5"}}, "AP")
     with pytest.raises(ValueError, match=r"nan|finite"):
@@ -506,7 +506,7 @@ def test_chunked_matrices_give_the_same_values(monkeypatch):
     qrels, run = _random_collection(rng, 40)
     measures = ["AP", "nDCG@5", "P@10", "FRP", "P"]
     want = evaluate(qrels, run, measures)
-    monkeypatch.setattr(runs, "_CELL_BUDGET", 40)  # a handful of queries per chunk
+    monkeypatch.setattr(runs, "CELL_BUDGET", 40)  # a handful of queries per chunk
     pd.testing.assert_frame_equal(evaluate(qrels, run, measures), want)
 
 

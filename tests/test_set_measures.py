@@ -5,7 +5,7 @@ import pytest
 from _judged_collection import counts, judged_collection, judged_grades, judged_ragged, pytrec
 from hypothesis import given, settings
 
-from rankeval.set_measures import set_f, set_precision, set_recall
+from rankeval.metrics.set_measures import set_f, set_precision, set_recall
 
 nan = np.nan
 

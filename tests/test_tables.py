@@ -16,9 +16,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import rankeval._tables as tables
+import rankeval.io.tables as tables
 from rankeval import write_qrels, write_run
-from rankeval._tables import first_duplicate, qrels_table, run_table
+from rankeval.io import qrels_table, run_table
+from rankeval.io.tables import first_duplicate
 
 STRING_SCHEMA = {
     "qrels": pa.schema([("query_id", pa.string()), ("doc_id", pa.string()),

@@ -19,7 +19,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-import rankeval.trec as trec
+import rankeval.io.trec as trec
 from rankeval import read_qrels, read_run, write_qrels, write_run
 
 

@@ -6,8 +6,8 @@ from _judged_collection import judged_grades, judged_ragged
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rankeval.rbp import rbp
-from rankeval.trec_rbp import trec_rbp
+from rankeval.metrics.rbp import rbp
+from rankeval.metrics.trec_rbp import trec_rbp
 
 nan = np.nan
 

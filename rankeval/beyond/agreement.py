@@ -8,6 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..stats.correlation import kendall_tau
+
 __all__ = ["cohen_kappa", "fleiss_kappa", "rating_table", "krippendorff_alpha", "system_tau"]
 
 
@@ -301,11 +303,9 @@ def system_tau(scores_a, scores_b):
     >>> round(system_tau(first, second), 6)
     0.333333
     """
-    import rankeval
-
     a = pd.Series(scores_a, dtype=float)
     b = pd.Series(scores_b, dtype=float)
     if set(a.index) != set(b.index) or len(a) < 2:
         raise ValueError("both must score the same (at least two) systems")
     b = b.reindex(a.index)
-    return float(rankeval.kendall_tau(a.to_numpy(), b.to_numpy()))
+    return float(kendall_tau(a.to_numpy(), b.to_numpy()))

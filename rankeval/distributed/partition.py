@@ -1,0 +1,195 @@
+"""The unit of distributed evaluation: whole queries in, per-query values out.
+
+Every measure of :func:`rankeval.evaluate` is a function of one query's judgments and
+ranking, so a run can be split by query id and each part scored on its own. The
+distributed adapters (:mod:`rankeval.dask`, :mod:`rankeval.spark`) send every row of
+a query, from the qrels and from the run, to the same partition and call
+:func:`evaluate_partition` there: no formula is implemented twice.
+
+A partition is one table with the columns ``query_id``, ``doc_id``, ``relevance``
+and ``score``: qrels rows carry a grade and a null score, run rows a score and a null
+grade (the union of the two inputs, see :func:`union`). With ``ties="input"`` the
+order of the run's rows decides ties, and a shuffle does not keep that order: the
+adapters then add a column ``order`` (the row's position in the input run), by which
+the partition function puts the run rows back in input order.
+
+Chapter: :doc:`/chapters/20_evaluating_at_scale`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..evaluation import evaluate
+from ..evaluation.core import measures_and_labels
+from ..io.canonical import VALUE
+
+__all__ = ["evaluate_partition", "union", "result_columns"]
+
+COLUMNS = ("query_id", "doc_id", "relevance", "score")
+
+
+def result_columns(measures) -> list[str]:
+    """Column labels of the per-query result, as :func:`rankeval.evaluate` names them."""
+    return [label for label, _ in measures_and_labels(measures)[1]]
+
+
+def value_column(kind: str) -> str:
+    """The value column of a qrels (``relevance``) or run (``score``) table."""
+    return VALUE[kind]
+
+
+def check_columns(columns, kind: str, what: str) -> None:
+    """Refuse a qrels or run frame (``what``: its kind of frame) without the canonical
+    columns, naming the ones it lacks."""
+    value = value_column(kind)
+    missing = [c for c in ("query_id", "doc_id", value) if c not in columns]
+    if missing:
+        raise ValueError(
+            f"the {kind} {what} lacks the column(s) {', '.join(missing)}; it needs "
+            f"query_id, doc_id and {value}"
+        )
+
+
+def _dtype_kind(dtype) -> str | None:
+    """``"int"`` or ``"str"`` for a pandas/NumPy dtype or a Spark type name."""
+    text = str(dtype)
+    if text in ("bigint", "int", "smallint", "tinyint"):  # Spark's names
+        return "int"
+    if text == "string" or text.startswith("string") or text == "object":
+        return "str"  # (an object column of pandas holds strings: ints would be int64)
+    kind = getattr(dtype, "kind", None)
+    if kind in ("i", "u"):
+        return "int"
+    if kind in ("O", "U", "S"):
+        return "str"
+    return None
+
+
+def check_id_types(qrels_dtypes, run_dtypes) -> None:
+    """The error of :func:`rankeval.evaluate` for integer ids on one side and string
+    ids on the other, from the two inputs' column types (``{column: dtype}``)."""
+    from ..io.tables import mixed_id_types
+
+    for column in ("query_id", "doc_id"):
+        a, b = _dtype_kind(qrels_dtypes[column]), _dtype_kind(run_dtypes[column])
+        if a and b and a != b:
+            raise mixed_id_types(column, a, b, f" (qrels: {a}, run: {b})")
+
+
+def check_partitions(n, name: str) -> int:
+    """A positive number of partitions, as an int."""
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"{name} must be a positive integer, got {n!r}")
+    return int(n)
+
+
+def union(qrels, run):
+    """One pandas frame of qrels rows (score NaN) and run rows (relevance NaN)."""
+    import pandas as pd
+
+    q = qrels[["query_id", "doc_id", "relevance"]].assign(score=np.nan)
+    r = run[["query_id", "doc_id", "score"]].assign(relevance=np.nan)
+    r = r[list(COLUMNS)].assign(order=np.arange(len(r), dtype=np.int64))
+    return pd.concat([q.assign(order=-1), r], ignore_index=True)
+
+
+def _as_arrow(batch):
+    """The batch as a pyarrow Table (pandas frames converted once, NaN read as null)."""
+    import pyarrow as pa
+
+    if isinstance(batch, pa.RecordBatch):
+        batch = pa.Table.from_batches([batch])
+    elif not isinstance(batch, pa.Table):
+        if not hasattr(batch, "columns"):
+            raise TypeError(
+                f"a partition is a pandas DataFrame or a pyarrow Table, got "
+                f"{type(batch).__name__}"
+            )
+        batch = pa.Table.from_pandas(batch, preserve_index=False)
+    missing = [c for c in COLUMNS if c not in batch.column_names]
+    if missing:
+        raise ValueError(
+            f"a partition needs the columns {', '.join(COLUMNS)}; missing {', '.join(missing)}"
+        )
+    return batch
+
+
+def evaluate_partition(batch, measures, **conventions):
+    """Per-query values of the queries held whole in one partition.
+
+    Parameters
+    ----------
+    batch : pandas.DataFrame or pyarrow.Table or pyarrow.RecordBatch
+        Rows of whole queries with the columns ``query_id``, ``doc_id``,
+        ``relevance`` (the grade; null on run rows) and ``score`` (null on qrels
+        rows). Every row of a query must be in this batch: the adapters ensure it
+        by partitioning on ``query_id``.
+    measures : str or list of str
+        Measure names, as for :func:`rankeval.evaluate`.
+    **conventions
+        Keyword arguments of :func:`rankeval.evaluate` (``threshold``, ``ties``,
+        ``missing``, ``judged_only``, ...).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Column ``query_id`` then one float column per measure, one row per query
+        that :func:`rankeval.evaluate` scores; empty (with those columns) when the
+        batch holds no such query.
+
+    Notes
+    -----
+    This is :func:`rankeval.evaluate` on the batch's two halves; a batch whose
+    queries are all on one side (only judgments, or only a run) is scored the way
+    ``evaluate`` scores such queries inside a larger input: run-only queries are
+    ignored, and judged queries without a run are skipped or, with
+    ``missing="zero"``, scored as empty rankings.
+
+    Chapter: :doc:`/chapters/20_evaluating_at_scale`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from rankeval.distributed.partition import evaluate_partition
+    >>> batch = pd.DataFrame({
+    ...     "query_id": ["q1", "q1", "q1", "q1"],
+    ...     "doc_id": ["a", "b", "a", "b"],
+    ...     "relevance": [1.0, 0.0, None, None],
+    ...     "score": [None, None, 0.2, 0.9],
+    ... })
+    >>> evaluate_partition(batch, ["P@1", "RR"])
+      query_id  P@1   RR
+    0       q1  0.0  0.5
+    """
+    import pandas as pd
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    labels = result_columns(measures)
+    table = _as_arrow(batch)
+    id_type = table.schema.field("query_id").type
+    is_run = pc.invert(pc.is_null(table["score"], nan_is_null=True))
+    qrels = table.filter(pc.invert(is_run)).select(["query_id", "doc_id", "relevance"])
+    run = table.filter(is_run)
+    if "order" in run.column_names:  # back to the input order (decides ties="input")
+        run = run.take(pc.sort_indices(run["order"]))
+    run = run.select(["query_id", "doc_id", "score"])
+    integer_ids = pa.types.is_integer(id_type)
+    empty = pd.DataFrame(
+        {"query_id": pd.Series([], dtype=np.int64 if integer_ids else object)}
+    )
+    for label in labels:
+        empty[label] = pd.Series([], dtype=np.float64)
+    judged = pc.unique(qrels["query_id"])
+    if not len(judged):
+        return empty
+    shared = pc.any(pc.is_in(judged, value_set=pc.unique(run["query_id"]))).as_py()
+    if not shared and conventions.get("missing", "skip") != "zero":
+        return empty  # evaluate would find nothing to score
+    values = evaluate(qrels, run, measures, **conventions)
+    values.columns = labels
+    out = values.reset_index()
+    if integer_ids:
+        out["query_id"] = out["query_id"].astype(np.int64)
+    return out

@@ -1,0 +1,147 @@
+"""The scoring core: parsed measures + a ranked run -> per-query values.
+
+:func:`rankeval.evaluate`, :func:`rankeval.evaluate_groups` and the distributed
+partitions (through ``evaluate``) all score with :func:`score_ranked`: the queries
+are cut into blocks whose padded matrices fit a budget of cells, and every
+measure's declaration scores each block. :func:`rankeval.evaluate_diversity` scores
+its subtopic blocks with the same declarations' ``score``.
+
+Chapter: :doc:`/chapters/14_evaluating_a_run`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..measures import Measure, parse_measure, parse_measures
+from ..metrics.declaration import check_gains
+
+__all__ = ["CELL_BUDGET", "measures_and_labels", "check_needs", "check_tie_averaging",
+           "with_gain", "score_ranked", "fill_no_relevant"]  # fmt: skip
+
+CELL_BUDGET = 1 << 24  # cells of one padded (queries x depth) matrix per block
+
+
+def measures_and_labels(measures):
+    """The parsed measures, each once, and the result's columns ``[(label, i)]``: one
+    column per name asked for, in the order asked, ``i`` the position of its measure
+    in the parsed list.
+
+    Two spellings of one measure (``"MRR"`` and ``"RR"``) are two columns with the
+    same values, so that every name asked for comes back; a name repeated exactly
+    (after stripping spaces) is one column.
+    """
+    items = [measures] if isinstance(measures, (str, Measure)) else measures
+    if hasattr(items, "__iter__") and not isinstance(items, (str, Measure)):
+        items = list(items)
+    parsed = parse_measures(items)  # the checks of the whole list (empty list, types)
+    position = {m: i for i, m in enumerate(parsed)}
+    columns = {}
+    for item in items:
+        label = item.strip() if isinstance(item, str) else str(item)
+        if label not in columns:
+            columns[label] = position[parse_measure(item)]
+    return parsed, list(columns.items())
+
+
+def check_needs(measures, needs: str) -> None:
+    """Refuse measures that read other inputs than ``needs`` (a ranking, or subtopics)."""
+    for m in measures:
+        if m.declaration.needs != needs:
+            if needs == "ranking":
+                raise ValueError(
+                    f"{str(m)!r} is a diversity measure: it needs subtopic judgments; use "
+                    "rankeval.evaluate_diversity (or the command line's --subtopics)"
+                )
+            raise ValueError(
+                f"unknown diversity measure {str(m)!r}: use alpha-nDCG@k, alpha-DCG@k, "
+                "ERR-IA@k or nERR-IA@k with a cut-off k >= 1 (ndeval's names; ir_measures' "
+                "alpha_nDCG@k, ERR_IA@k, ... work too)"
+            )
+
+
+def check_tie_averaging(measures, advice: str = "") -> None:
+    """Refuse ``ties="average"`` for a measure not declared for it (``advice`` is
+    added to the message)."""
+    bad = [str(m) for m in measures if not m.declaration.tie_averaging]
+    if bad:
+        ok = " and ".join(d.name for d in _tie_averaged())
+        raise ValueError(
+            f"ties='average' (scikit-learn's tie-averaged gains) is defined for {ok} "
+            f"only, not for {', '.join(bad)}{advice}"
+        )
+
+
+def _tie_averaged():
+    from ..measures import DECLARATIONS
+
+    return [d for d in DECLARATIONS.values() if d.tie_averaging]
+
+
+def score_ranked(measures, ranked, threshold: float, max_cells: int = CELL_BUDGET) -> dict:
+    """Every measure's value for every query of a RankedRun, ``{measure: array}``.
+
+    The queries are scored block by block (``ranked.chunks(max_cells)``), so that no
+    padded grade matrix holds more than ``max_cells`` cells; int64 for the counts,
+    float64 otherwise.
+    """
+    values = {
+        m: np.empty(len(ranked), dtype=np.int64 if m.declaration.integer else np.float64)
+        for m in measures
+    }
+    for where, block in ranked.chunks(max_cells):
+        for m in measures:
+            values[m][where] = m.score(block, threshold)
+    return values
+
+
+def with_gain(parsed, gain, grades=None, name=None) -> list:
+    """The measures, those declared with a gain parameter given the conventions' ``gain``
+    unless they name their own (``"nDCG(gain='linear')@10"`` keeps its gain).
+
+    ``gain`` is ``"linear"``, ``"exponential"`` or a tuple of gains per whole grade
+    (LightGBM's ``label_gain``); with a tuple, every one of ``grades`` must be a whole
+    number it covers (``name``: what the grades are called in the message).
+    """
+    extra = {}
+    if isinstance(gain, str):
+        if gain == "exponential":
+            extra = {"gain": "exponential"}
+    else:
+        table = np.asarray(gain, dtype=np.float64)
+        if grades is not None:
+            g = np.asarray(grades, dtype=np.float64)
+            g = g[~np.isnan(g) & (g >= 0)]
+            bad = (g != np.round(g)) | (g >= table.size)
+            if bad.any():
+                i = int(np.flatnonzero(bad)[0])
+                where = f"{name}[{i}] is" if name else "a grade of"
+                raise ValueError(
+                    f"{where} {g[i]:g}: with a label_gain table of {table.size} gains the "
+                    f"{name or 'grades'} must be whole numbers 0..{table.size - 1}"
+                )
+        extra = {"gains": check_gains({i: v for i, v in enumerate(table.tolist())},
+                                      "label_gain")}  # fmt: skip
+        if not extra["gains"]:
+            extra = {}
+    out = []
+    for m in parsed:
+        own = {"gain", "gains"} & set(m.param)
+        if m.declaration.gain and extra and not own:
+            m = Measure(m.name, m.cutoff, tuple(sorted({**m.param, **extra}.items())))
+        out.append(m)
+    return out
+
+
+def fill_no_relevant(values, parsed, ranked, threshold, no_relevant) -> None:
+    """Give every measure bounded by [0, 1] the value ``no_relevant`` on the queries whose
+    labels are all 0, so that their ideal DCG is 0 (LightGBM's and XGBoost's 1); None
+    leaves the values alone. As in LightGBM, the rule does not depend on the threshold
+    of the binary measures."""
+    if no_relevant is None:
+        return
+    empty = ranked.max_judged_grade() <= 0
+    if empty.any():
+        for m in parsed:
+            if m.declaration.bounds == (0.0, 1.0) and m.aggregate == "mean":
+                values[m][empty] = no_relevant

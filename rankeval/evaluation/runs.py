@@ -1,0 +1,250 @@
+r"""Evaluate a whole run against qrels: one row per query, one column per measure.
+
+:func:`evaluate` only orchestrates: it parses the measure names
+(:mod:`rankeval.measures`), ranks the run once (:func:`rankeval.rank_run`),
+lets every measure's declaration score the ranked grades, block by block of
+queries, and builds the table. Its defaults reproduce trec_eval; each
+convention where tools differ is a keyword parameter. :func:`aggregate`
+summarises the table over queries as trec_eval's ``all`` line does.
+
+Chapter: :doc:`/chapters/14_evaluating_a_run`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..ranking import rank_run, release_memory
+from .conventions import conventions as as_conventions
+from .core import (
+    CELL_BUDGET,
+    check_needs,
+    check_tie_averaging,
+    fill_no_relevant,
+    measures_and_labels,
+    score_ranked,
+    with_gain,
+)
+
+__all__ = ["evaluate", "score_run"]
+
+
+def evaluate(
+    qrels,
+    run,
+    measures,
+    *,
+    threshold=1,
+    ties="trec_eval",
+    ideal="judged",
+    missing="skip",
+    judged_only=False,
+    score_precision="double",
+    grades="float",
+    max_docs=None,
+    columns=None,
+    conventions=None,
+):
+    r"""Score every query of a run with the given measures.
+
+    Parameters
+    ----------
+    qrels : str, os.PathLike, file, dict, pandas.DataFrame or pyarrow.Table
+        Relevance judgments: the path of a TREC qrels file (``query_id
+        iteration doc_id grade``; ``"-"`` for stdin, ``.gz``/``.bz2``/``.xz``
+        read transparently), ``{query_id: {doc_id: grade}}``,
+        ``{query_id: set_of_relevant_ids}`` (grade 1), or a table with
+        columns ``query_id``, ``doc_id``, ``relevance`` (a pandas, polars or
+        Arrow table, or a Parquet file: a path ending in ``.parquet`` or a
+        file that starts with Parquet's magic bytes). A negative grade
+        (some TREC collections use -1, -2) is judged and not relevant, with
+        gain 0, as in trec_eval.
+    run : str, os.PathLike, file, dict, pandas.DataFrame or pyarrow.Table
+        Ranked documents: the path of a TREC run file (``query_id Q0 doc_id
+        rank score tag``; the rank column is ignored, as trec_eval ignores
+        it), ``{query_id: {doc_id: score}}``, ``{query_id: [doc ids, best
+        first]}`` (a recommender's lists), or a table with columns
+        ``query_id``, ``doc_id`` and ``score`` (or ``rank``), in memory or
+        in a Parquet file, as for ``qrels``. Higher scores rank first.
+    measures : str, Measure or list of them
+        Measure names in ir_measures spelling, e.g. ``["nDCG@10", "AP",
+        "P@5", "RR", "R@100", "RBP(p=0.9)"]``; see :mod:`rankeval.measures`
+        for every name (book names such as MAP, MAR, GAP, MR, FRP and
+        trec_eval names such as ``ndcg_cut_10`` work too).
+    threshold : float, default=1
+        A grade ``>= threshold`` is relevant for the binary measures:
+        trec_eval's ``-l`` (relevance_level). A measure's own ``rel``
+        parameter, as in ``"P(rel=2)@10"``, overrides it. Graded measures
+        (nDCG, DCG, ERR, GAP) use the grades themselves.
+    ties : {"trec_eval", "input", "average"}, default="trec_eval"
+        Order of documents with equal scores. ``"trec_eval"``: by document id,
+        descending, compared byte by byte like C's ``strcmp``, so ``"d9"``
+        ranks before ``"d10"``. ``"input"``: the order in which the run lists
+        them. ``"average"``: every document of a tied group gets the group's
+        mean gain, as scikit-learn's ``ndcg_score`` and ``dcg_score`` do;
+        defined for nDCG and DCG only.
+    ideal : {"judged", "retrieved"}, default="judged"
+        Which documents define a query's relevant set: every judged document
+        (trec_eval), or only the documents the run scored (scikit-learn).
+    missing : {"skip", "zero"}, default="skip"
+        Judged queries that the run does not contain: left out (trec_eval's
+        default) or scored as an empty ranking (trec_eval's ``-c``): 0 for
+        every measure, counts of 0, FRP@k and MR@k ``k + 1``. FRP and MR
+        without a cut-off have no value for an empty ranking: a ValueError
+        asks for a cut-off rather than a NaN that a mean would skip. Queries
+        of the run without judgments are always ignored, as in trec_eval.
+        ``"skip"`` leaves such a query out of the table, and so out of any
+        mean, without a message (the table's length says how many queries
+        are scored); an evaluation in which every judged query counts, such
+        as a recommender's, where every test user must count whether or not
+        the model listed items for them, needs ``missing="zero"``. A query
+        that the run holds with an empty ranking (``{q: {}}`` or ``{q: []}``)
+        is in the run, so it is always scored, as an empty ranking, as
+        pytrec_eval and ranx score it.
+    judged_only : bool, default=False
+        Drop unjudged (and negatively judged) documents from each ranking
+        before scoring: trec_eval's ``-J``. A query left with no document
+        gets the values of an empty ranking (0 for the precision, recall and
+        gain measures, ``k + 1`` for FRP@k and MR@k; counts such as NumRel
+        still count the qrels); pytrec_eval (trec_eval 9's code) reports NaN
+        there for ``iprec_at_recall_0.00`` and ``11pt_avg`` (a 0/0), where
+        rankeval gives 0.
+    score_precision : {"double", "float"}, default="double"
+        Compare scores as 64-bit floats (trec_eval 10), or as 32-bit floats
+        as trec_eval 9 and pytrec_eval do (``"float"``): scores that differ
+        only beyond float32's precision then tie.
+    grades : {"float", "trec_eval"}, default="float"
+        Keep fractional grades, or truncate them toward zero as trec_eval
+        reads them (1.5 -> 1; a grade in exponent notation is truncated after
+        it is read as a number, see :func:`rankeval.rank_run`).
+    max_docs : int or None, default=None
+        Score only the top ``max_docs`` of every ranking (trec_eval's ``-M``).
+    columns : dict, optional
+        Column names of DataFrame and Arrow inputs, canonical -> yours:
+        ``{"query_id": "user", "doc_id": "item", "score": "pred",
+        "relevance": "rating"}``.
+    conventions : str or Conventions, optional
+        A preset, ``"trec_eval"`` (the defaults above), ``"pytrec_eval"``,
+        ``"sklearn"``, ``"lightgbm"`` or ``"xgboost"``, or a
+        :class:`~rankeval.Conventions`; the keyword arguments above that differ
+        from their defaults override it. The LightGBM and XGBoost presets also
+        give nDCG and DCG the gain :math:`2^g - 1` and a query without a
+        relevant document the value 1 for the measures bounded by [0, 1] (see
+        :class:`~rankeval.Conventions`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index ``query_id``, or your name of it in ``columns`` (sorted: strings by bytes; integer ids keep their
+        ``int64`` dtype and numeric order), one column per measure, labelled
+        as given in ``measures`` (two names of one measure, such as ``"MRR"``
+        and ``"RR"``, are two columns; an exact repeat is one): float64, or int64 for the
+        counts (NumQ, NumRet, NumRel, NumRelRet). Summarise it with
+        :func:`aggregate`, which sums the counts and averages the rest.
+
+    Raises
+    ------
+    ValueError
+        Unknown measure names, options out of range, malformed qrels or run
+        files (with file, line number and reason), a document listed twice for
+        one query, non-numeric or non-finite scores, qrels and run with no
+        query in common, or a grade above a measure's ``max_grade``.
+
+    Notes
+    -----
+    Conventions that match trec_eval (checked against ``pytrec_eval`` in the
+    test suite, every per-query value to 1e-9):
+
+    - documents are ranked by score descending, ties by document id
+      descending (as bytes); ids are never converted to numbers;
+    - P@k divides by k even when fewer than k documents were retrieved;
+    - recall-type measures divide by the number of relevant judged documents
+      of the query, retrieved or not; nDCG's ideal list is built from all
+      judged grades (linear gain, :math:`\log_2(i+1)` discount);
+    - a judged query with no relevant document is kept and scores 0;
+    - relevance is ``grade >= threshold`` for binary measures, while nDCG
+      uses the grade whatever the threshold; negative grades give gain 0.
+
+    ERR and GAP use a fixed top grade, ``max_grade=4`` (gdeval's), unless the
+    measure says otherwise (``"ERR(max_grade=3)@20"``); a query's value never
+    depends on the other queries. RBP is binary (``grade >= rel``) unless
+    ``max_grade`` is given, then its gain is ``grade / max_grade``;
+    ``trec_rbp`` is trec_eval 10's ``rbp``, whose gain divides by the query's
+    own top grade.
+
+    Chapter: :doc:`/chapters/14_evaluating_a_run`.
+
+    Examples
+    --------
+    >>> from rankeval import evaluate, aggregate
+    >>> qrels = {"q1": {"a": 2, "b": 0, "c": 1}, "q2": {"x": 1}}
+    >>> run = {"q1": {"a": 0.9, "b": 0.8, "d": 0.7, "c": 0.1},
+    ...        "q2": {"y": 1.0, "x": 0.5}}
+    >>> df = evaluate(qrels, run, ["P@2", "AP", "RR", "NumRelRet"])
+    >>> df
+              P@2        AP   RR  NumRelRet
+    query_id
+    q1        0.5  0.750000  1.0          2
+    q2        0.5  0.500000  0.5          1
+    >>> aggregate(df)
+    P@2          0.500
+    AP           0.625
+    RR           0.750
+    NumRelRet    3.000
+    dtype: float64
+
+    In q1, the relevant documents stand at ranks 1 and 4: AP = (1/1 + 2/4) / 2.
+    """
+    frame, _ = score_run(
+        qrels, run, measures, threshold=threshold, ties=ties, ideal=ideal, missing=missing,
+        judged_only=judged_only, score_precision=score_precision, grades=grades,
+        max_docs=max_docs, columns=columns, conventions=conventions,
+    )  # fmt: skip
+    return frame
+
+
+def score_run(qrels, run, measures, *, threshold=1, ties="trec_eval", ideal="judged",
+              missing="skip", judged_only=False, score_precision="double", grades="float",
+              max_docs=None, columns=None, conventions=None):  # fmt: skip
+    """:func:`evaluate`'s table, and for each of its rows whether the query has a line in
+    the run (the command line's ``-c -q`` prints no line for the others, as trec_eval)."""
+    chosen = as_conventions(
+        conventions, threshold=threshold, ties=ties, ideal=ideal, missing=missing,
+        judged_only=judged_only, score_precision=score_precision, grades=grades,
+        max_docs=max_docs,
+    )  # fmt: skip
+    parsed, columns_out = measures_and_labels(measures)
+    check_needs(parsed, "ranking")
+    if chosen.ties == "average":
+        check_tie_averaging(
+            parsed, "; evaluate those with ties='trec_eval' or ties='input' in a separate call"
+        )
+    ranked = rank_run(qrels, run, **chosen.ranking_options(), columns=columns)
+    if chosen.gain != "linear":
+        grades_seen = None if isinstance(chosen.gain, str) else np.concatenate(
+            [ranked.grades, ranked.judged])  # fmt: skip
+        parsed = with_gain(parsed, chosen.gain, grades_seen)
+    empty = np.flatnonzero(ranked.lengths == 0)
+    if empty.size:
+        undefined = [str(m) for m in parsed if m.lower_is_better and m.cutoff is None]
+        if undefined:
+            raise ValueError(
+                f"{', '.join(undefined)} without a cut-off has no value for query "
+                f"{ranked.query_ids[empty[0]]!r}, which has no ranked document "
+                "(missing='zero' or judged_only=True); give a cut-off, e.g. "
+                f"{undefined[0]}@1000, so that it scores k + 1"
+            )
+    values = score_ranked(parsed, ranked, ranked.threshold, CELL_BUDGET)
+    fill_no_relevant(values, parsed, ranked, ranked.threshold, chosen.no_relevant)
+
+    import pandas as pd
+
+    frame = pd.DataFrame({label: values[parsed[i]] for label, i in columns_out})
+    ids = ranked.query_ids
+    # indexed by the caller's name of the query column, when columns= gives one
+    name = (columns or {}).get("query_id", "query_id")
+    frame.index = pd.Index(ids, name=name, dtype=ids.dtype if ids.dtype.kind == "i" else object)
+    in_run = ranked.in_run
+    del ranked, values, ids
+    release_memory()  # Arrow's freed pages go back to the system before the next call
+    return frame, in_run

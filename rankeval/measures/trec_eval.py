@@ -1,0 +1,199 @@
+"""trec_eval's names: its ``-m`` syntax, its sets, its printed names and print order.
+
+Every fact used here is a field of a measure's declaration (``trec_eval``,
+``trec_eval_cut``, ``trec_eval_param``, ``trec_eval_cuts``, ``print_order``);
+this module only reads trec_eval's spelling of them.
+
+Chapter: :doc:`/chapters/14_evaluating_a_run`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..metrics.declaration import show
+from .registry import (
+    _TREC_CUT,
+    _TREC_PLAIN,
+    _TREC_UNDERSCORE,
+    DECLARATIONS,
+    _cutoff,
+    _make,
+    _trec_eval_params,
+    _unknown,
+    parse_measure,
+    trec_eval_name,
+)
+
+__all__ = [
+    "parse_trec_eval",
+    "trec_eval_name",
+    "label",
+    "print_order",
+    "is_trec_eval_syntax",
+    "wants_runid",
+]
+
+
+# trec_eval's measure sets (measures.c of trec_eval 10: off_names, trec_names, set_names);
+# names rankeval does not compute are left out of the expansion
+_TREC_SETS = {
+    "official": ("num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
+                 "bpref", "recip_rank", "iprec_at_recall", "P"),
+    "all_trec": ("num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
+                 "bpref", "recip_rank", "iprec_at_recall", "P", "relstring", "recall",
+                 "unj", "rbp", "rbp_resid", "infAP", "gm_bpref", "utility", "11pt_avg",
+                 "ndcg", "relative_P", "Rprec_mult", "success", "map_cut", "ndcg_cut",
+                 "ndcg_rel", "Rndcg", "binG", "G", "set_P", "set_recall", "set_relative_P",
+                 "set_map", "set_F", "num_nonrel_judged_ret"),
+    "set": ("num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall",
+            "set_relative_P", "set_map", "set_F"),
+}  # fmt: skip
+# names of trec_eval's measure table, those rankeval does not compute included (an -m with
+# one of them is read as trec_eval's syntax, and refused with a helpful message)
+_NOT_COMPUTED = {"yaap"} | {name for members in _TREC_SETS.values() for name in members}
+
+
+def parse_trec_eval(name) -> list:
+    r"""Measures named in trec_eval's ``-m`` syntax.
+
+    Parameters
+    ----------
+    name : str
+        One ``-m`` argument of trec_eval: a measure (``map``, ``P``,
+        ``ndcg_cut``), with its parameters after a dot (``P.5,10``,
+        ``ndcg_cut.10``, ``recall.100``, ``iprec_at_recall.0.10,0.50``,
+        ``set_F.0.5`` for beta, ``ndcg.0=0,1=1,2=3`` for a gain map,
+        ``rbp.p=0.8`` for p, ``11pt_avg..25,.5,.75`` for recall levels,
+        ``utility.1,-1,0,0`` for its coefficients; a cut-off is read as trec_eval
+        reads it, by its leading integer: ``ndcg_cut.23.4`` is ``nDCG@23``), or a
+        set: ``official`` (the measures trec_eval
+        prints by default), ``all_trec``, ``set``. Underscored names
+        (``P_10``) work too.
+
+    Returns
+    -------
+    list of Measure
+        A family without parameters expands to trec_eval's default cut-offs
+        (``P`` -> P@5, ..., P@1000). Members of a set that rankeval does not
+        compute (``runid``, ``relstring``) are left out of the expansion.
+
+    Raises
+    ------
+    ValueError
+        An unknown name, or parameters a measure does not take.
+
+    Notes
+    -----
+    The sets are those of trec_eval 10's ``measures.c``. A gain map
+    ``ndcg.l=g,...`` sets the gain of grade ``l`` to ``g``; grades not listed
+    keep their own value as gain, as in trec_eval. ``iprec_at_recall`` levels
+    are recall levels in [0, 1], printed by trec_eval with two decimals
+    (``iprec_at_recall_0.10``).
+
+    Chapter: :doc:`/chapters/14_evaluating_a_run`.
+
+    Examples
+    --------
+    >>> from rankeval.measures import parse_trec_eval
+    >>> [str(m) for m in parse_trec_eval("P.5,10")]
+    ['P@5', 'P@10']
+    >>> # grades 0 and 1 keep their gain, grade 2 gets gain 3
+    >>> [str(m) for m in parse_trec_eval("ndcg.0=0,1=1,2=3")]
+    ['nDCG(gains={2:3})']
+    >>> [str(m) for m in parse_trec_eval("official")][:7]
+    ['NumQ', 'NumRet', 'NumRel', 'NumRelRet', 'AP', 'GMAP', 'Rprec']
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"a trec_eval measure must be a string such as 'P.10', got {name!r}")
+    text = name.strip()
+    if text in _TREC_SETS:
+        out = []
+        for member in _TREC_SETS[text]:
+            if member in _TREC_PLAIN or member in _TREC_CUT:
+                out.extend(parse_trec_eval(member))
+        return list(dict.fromkeys(out))
+    underscore = _TREC_UNDERSCORE.match(text)
+    if underscore and underscore.group("base") in _TREC_CUT:  # iprec_at_recall_0.20
+        return [parse_measure(text)]
+    base, dot, params = text.partition(".")
+    if base in _TREC_CUT:
+        decl = DECLARATIONS[_TREC_CUT[base]]
+        if dot:
+            values = [v.strip() for v in params.split(",")]
+            if decl.cutoff not in ("recall", "multiple"):  # atol, as trec_eval: 23.4 is 23
+                values = [_atol(v) for v in values]
+        else:
+            values = [show(v) for v in decl.trec_eval_cuts]
+        if not values or "" in values:
+            raise ValueError(f"trec_eval measure {text!r}: give cut-offs such as {base}.5,10")
+        try:
+            return list(
+                dict.fromkeys(_make(decl, _cutoff(decl, text, v), {}, text) for v in values)
+            )
+        except ValueError as err:
+            raise ValueError(f"trec_eval measure {text!r}: {err}") from None
+    if base in _TREC_PLAIN:
+        decl = DECLARATIONS[_TREC_PLAIN[base]]
+        given = {}
+        if dot:
+            given = _trec_eval_params(decl, base, params, text)
+        return [_make(decl, None, given, text)]
+    if not dot:
+        try:
+            return [parse_measure(text)]
+        except ValueError:
+            pass
+    raise _unknown(text, base)
+
+
+def _atol(text: str) -> str:
+    """A cut-off as trec_eval reads it (C's ``atol``): its leading integer, so that
+    ``"23.4"`` is 23; text without a leading integer is left for the checks to refuse."""
+    match = re.match(r"\s*\+?(\d+)", text)
+    return match.group(1) if match else text
+
+
+def label(item: str, measure) -> str:
+    """trec_eval's printed name of a measure asked for as ``item`` (``P_10``, ``map``).
+
+    As trec_eval prints them, a measure with a dotted parameter that is not a
+    cut-off carries its parameter text: ``-m ndcg.0=0,1=1`` prints ``ndcg_0=0,1=1``.
+    """
+    base, dot, params = item.partition(".")
+    d = measure.declaration
+    if dot and d.trec_eval_param and base == d.trec_eval:
+        return f"{base}_{params}"
+    return trec_eval_name(measure) or str(measure)
+
+
+# trec_eval's print order of every name it prints (plain names and cut families)
+_ORDER = {"runid": 0}
+for _d in DECLARATIONS.values():
+    if _d.trec_eval:
+        _ORDER[_d.trec_eval] = _d.print_order
+    if _d.trec_eval_cut:
+        _ORDER[_d.trec_eval_cut] = _d.print_order_cut
+
+
+def print_order(label: str) -> float:
+    """Where a trec_eval name (``P_10``, ``map``, ``ndcg_0=0,1=1``) stands in trec_eval's
+    output: the position of its measure (the longest name it starts with) in
+    trec_eval 10's measure table."""
+    best, order = -1, float(len(_ORDER) + 1000)
+    for base, position in _ORDER.items():
+        if (label == base or label.startswith(base + "_")) and len(base) > best:
+            best, order = len(base), position
+    return order
+
+
+def is_trec_eval_syntax(item: str) -> bool:
+    """True when ``item`` is written in trec_eval's syntax rather than ir_measures'."""
+    return not any(c in item for c in "@()") and (
+        "." in item or item in _ORDER or item in _TREC_SETS or item in _NOT_COMPUTED
+    )
+
+
+def wants_runid(item: str) -> bool:
+    """trec_eval prints the ``runid`` line for ``-m runid`` and for its sets."""
+    return item == "runid" or item in _TREC_SETS

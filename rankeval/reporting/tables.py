@@ -1,0 +1,197 @@
+"""Tables of means for a paper: :func:`report` of a :func:`rankeval.compare` table,
+and the markdown and LaTeX escapes the command line's tables share.
+
+Chapter: :doc:`/chapters/17_comparing_systems`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["report", "markdown", "latex"]
+
+
+_TEST_NAMES = {"t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test",
+               "permutation": "paired randomization test"}
+_CORRECTION_NAMES = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg",
+                     "none": "no"}
+_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
+                  "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
+                  "^": r"\textasciicircum{}", "|": r"\textbar{}", "<": r"\textless{}",
+                  ">": r"\textgreater{}"}
+
+
+def latex(text) -> str:
+    """``text`` with LaTeX's special characters escaped."""
+    return "".join(_LATEX_SPECIAL.get(c, c) for c in str(text))
+
+
+def report(table, format="markdown", *, digits=4, lower_is_better=()):
+    r"""Render a :func:`compare` table as a markdown or LaTeX table of means.
+
+    One row per system, one column per measure, each cell the system's mean
+    over the queries. In each column the best mean is in bold, and a
+    superscript lists the systems (by their letter) that this system beats
+    significantly, after the table's multiple-comparison correction
+    (``p_adjusted <= alpha``), as ranx's ``Report`` does.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The result of :func:`compare` (all pairs, or against a baseline).
+    format : {"markdown", "latex"}, default="markdown"
+        Markdown (superscripts as ``<sup>``) or a LaTeX ``tabular`` (booktabs
+        rules, superscripts in math mode).
+    digits : int, default=4
+        Decimals of the means.
+    lower_is_better : collection of str, default=()
+        Measures for which a lower mean is better (mean rank, say): their best
+        system is the lowest, and a significant difference counts for the
+        system with the lower mean.
+
+    Returns
+    -------
+    str
+        The table, followed by a line saying what the marks mean: the test,
+        the correction, the level, and the number of comparisons it covered;
+        then the comparisons left untested (zero variance, see
+        :func:`compare`), if any.
+
+    Notes
+    -----
+    Only the comparisons in ``table`` can give a mark: with a baseline, a
+    superscript says "significantly better than the baseline" (or, on the
+    baseline's row, than that system).
+
+    Chapter: :doc:`/chapters/17_comparing_systems`.
+
+    Examples
+    --------
+    >>> from rankeval import compare, report
+    >>> table = compare({"bm25": [0.2, 0.4, 0.3, 0.5, 0.3, 0.4],
+    ...                  "dense": [0.4, 0.7, 0.5, 0.6, 0.6, 0.5]})
+    >>> markdown, legend = report(table).split("\n\n")
+    >>> print(markdown)
+    | system | score |
+    | --- | ---: |
+    | (a) bm25 | 0.3500 |
+    | (b) dense | **0.5500**<sup>a</sup> |
+
+    The legend under the table is one line; here it is wrapped:
+
+    >>> import textwrap
+    >>> print(textwrap.fill(legend, 76))
+    Bold: best mean of each measure. Superscript: significantly better than the
+    system with that letter (paired t-test, Holm correction over 1 comparison,
+    alpha = 0.05).
+    """
+    if format not in ("markdown", "latex"):
+        raise ValueError(f'format must be "markdown" or "latex", got {format!r}')
+    if isinstance(digits, (bool, np.bool_)) or not isinstance(digits, (int, np.integer)):
+        raise TypeError(f"digits must be an int, got {digits!r}")
+    if not 0 <= digits <= 15:
+        raise ValueError(f"digits must lie in 0..15, got {digits}")
+    if isinstance(lower_is_better, str):
+        lower_is_better = (lower_is_better,)
+    need = {"system", "other", "measure", "mean", "other_mean", "difference", "significant"}
+    if not hasattr(table, "columns") or not need <= set(table.columns):
+        raise ValueError(
+            "table must be a DataFrame returned by rankeval.compare (columns "
+            f"{sorted(need)})"
+        )
+    if len(table) == 0:
+        raise ValueError("table has no comparison to report")
+    systems = list(table.attrs.get("systems", []))
+    measures = list(table.attrs.get("measures", []))
+    for _, row in table.iterrows():
+        for name in (row["system"], row["other"]):
+            if name not in systems:
+                systems.append(name)
+        if row["measure"] not in measures:
+            measures.append(row["measure"])
+    letters = {name: _letter(i) for i, name in enumerate(systems)}
+    means, beats = {}, {}
+    for _, row in table.iterrows():
+        m = row["measure"]
+        means[(row["system"], m)] = float(row["mean"])
+        means[(row["other"], m)] = float(row["other_mean"])
+        if bool(row["significant"]) and row["difference"] != 0:
+            better = (row["difference"] > 0) != (m in lower_is_better)
+            winner, loser = (
+                (row["system"], row["other"]) if better else (row["other"], row["system"])
+            )
+            beats.setdefault((winner, m), set()).add(letters[loser])
+    best = {}
+    for m in measures:
+        values = [means[(s, m)] for s in systems if (s, m) in means]
+        best[m] = min(values) if m in lower_is_better else max(values)
+
+    def cell(s, m):
+        if (s, m) not in means:
+            return ""
+        v = means[(s, m)]
+        text = f"{v:.{digits}f}"
+        sup = "".join(sorted(beats.get((s, m), ())))
+        if format == "markdown":
+            text = f"**{text}**" if v == best[m] else text
+            return text + (f"<sup>{sup}</sup>" if sup else "")
+        text = rf"\textbf{{{text}}}" if v == best[m] else text
+        return text + (f"$^{{{sup}}}$" if sup else "")
+
+    attrs = table.attrs
+    untested = (
+        table[table["p_value"].isna()] if "p_value" in table.columns else table.iloc[:0]
+    )
+    n = len(table) - len(untested)
+    legend = (
+        "Bold: best mean of each measure. Superscript: significantly better than the "
+        f"system with that letter ({_TEST_NAMES.get(attrs.get('test'), 'paired test')}, "
+        f"{_CORRECTION_NAMES.get(attrs.get('correction'), 'the table')} correction over "
+        f"{n} comparison{'s' if n != 1 else ''}, alpha = {attrs.get('alpha', 0.05):g})."
+    )
+    if len(untested):
+        escape = markdown if format == "markdown" else str  # LaTeX: in a % comment
+        pairs = "; ".join(
+            f"{escape(r.system)} vs {escape(r.other)} on {escape(r.measure)} (every query "
+            f"differs by {r.difference:g})"
+            for r in untested.itertuples()
+        )
+        legend += (
+            f" Not tested, zero variance (the t statistic would be infinite): {pairs};"
+            " the permutation or Wilcoxon test is defined there."
+        )
+    if format == "markdown":
+        lines = [
+            "| system | " + " | ".join(map(markdown, measures)) + " |",
+            "| --- | " + " | ".join("---:" for _ in measures) + " |",
+        ]
+        for s in systems:
+            cells = [cell(s, m) for m in measures]
+            lines.append(f"| ({letters[s]}) {markdown(s)} | " + " | ".join(cells) + " |")
+        return "\n".join(lines) + "\n\n" + legend
+    lines = [
+        r"\begin{tabular}{l" + "r" * len(measures) + "}",
+        r"\toprule",
+        "System & " + " & ".join(latex(m) for m in measures) + r" \\",
+        r"\midrule",
+    ]
+    for s in systems:
+        cells = [cell(s, m) for m in measures]
+        lines.append(f"({letters[s]}) {latex(s)} & " + " & ".join(cells) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}", "% " + legend]
+    return "\n".join(lines)
+
+
+def markdown(name) -> str:
+    """A name for a markdown table cell: a ``|`` would end the cell."""
+    return str(name).replace("|", "\\|")
+
+
+def _letter(i):
+    """a, b, ..., z, aa, ab, ...: the letter of the i-th system."""
+    text = ""
+    i += 1
+    while i:
+        i, r = divmod(i - 1, 26)
+        text = chr(ord("a") + r) + text
+    return text
