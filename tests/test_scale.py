@@ -239,3 +239,20 @@ def test_default_keywords_keep_the_conventions_threshold():
     equal(rankeval.evaluate(qrels, run, ["P@5", "AP"], conventions=chosen),
           rankeval.evaluate(qrels, run, ["P@5", "AP"], threshold=2))
     assert as_conventions(chosen, threshold=1).threshold == 2.0
+
+
+@pytest.mark.parametrize("shuffle", [None, 4])
+def test_command_line_max_memory(tmp_path, capsys, shuffle):
+    from rankeval.cli import main
+
+    qrels, run = make_data(5)
+    qpath = tmp_path / "qrels.txt"
+    qpath.write_text("".join(f"{q} 0 {d} {g}\n" for q, docs in qrels.items()
+                             for d, g in docs.items()))
+    rpath = write_run(tmp_path / "run.txt", run, shuffle)
+    base = [str(qpath), str(rpath), "-m", "P.5", "-m", "ndcg_cut.10", "-m", "num_ret",
+            "-q", "-c"]
+    assert main(base) == 0
+    whole = capsys.readouterr().out
+    assert main([*base, "--max-memory", "1MB"]) == 0
+    assert capsys.readouterr().out == whole
