@@ -15,7 +15,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..io import qrels_table, run_table
+from ..io import qrels_table, run_table, tables
+from ..io.canonical import plain_ids
 from .conventions import conventions as as_conventions
 from .core import check_needs, measures_and_labels
 from .runs import evaluate
@@ -62,8 +63,8 @@ class Evaluator:
     groups, ``ideal="retrieved"`` and ``judged_only=True`` read documents below
     any depth. The state is cut back every million new rows.
 
-    A document given twice for one query raises ValueError, within a batch at
-    once and across batches when the state is cut back or computed; with
+    A document given twice for one query raises ValueError when the state is
+    cut back or computed (not in ``update``: the search costs most of its time); with
     truncation, a repeat of a document already cut from the top :math:`K` is
     not detected. With ``ties="input"`` the input order is the order of the
     ``update`` calls (and of ``merge``: the other evaluator's rows come after).
@@ -108,8 +109,11 @@ class Evaluator:
                              f"{len(query_ids)}, {len(doc_ids)}, {len(scores)}")  # fmt: skip
         if not len(query_ids):
             return
-        table = run_table(pa.table({"query_id": _array(query_ids), "doc_id": _array(doc_ids),
-                                    "score": _array(scores)}))  # fmt: skip
+        # types and finite scores now; a document twice when the state is cut back or
+        # computed (the search for repeats costs most of a batch's time)
+        table = plain_ids(tables.from_arrow(
+            pa.table({"query_id": _array(query_ids), "doc_id": _array(doc_ids),
+                      "score": _array(scores)}), "run", None, "update() batch", unique=True))
         self._add(table)
 
     def merge(self, other: Evaluator) -> Evaluator:
