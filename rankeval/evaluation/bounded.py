@@ -47,6 +47,7 @@ import pyarrow.compute as pc
 
 from ..io import qrels_table
 from ..io.stream import NotUsual, partition_batches, run_batches, source_size
+from ..ranking import release_memory
 from .conventions import Conventions
 
 __all__ = ["parse_memory", "evaluate_bounded", "DEFAULT_MEMORY"]
@@ -110,10 +111,11 @@ def evaluate_bounded(score, qrels, run, measures, chosen: Conventions, budget: i
                 with tempfile.TemporaryDirectory(prefix="rankeval-") as tmp:
                     paths = partition_batches(run_batches(run, block, general=general), n, tmp)
                     for path in paths:
-                        with pa.memory_map(path) as source:
+                        with pa.OSFile(path) as source:  # read, not mapped: freed after
                             table = pa.ipc.open_file(source).read_all()
                         state.score_queries(table)
                         del table
+                        release_memory()
             break
         except NotUsual:
             state.reset()

@@ -154,6 +154,8 @@ def partition_batches(batches, n: int, directory: str) -> list:
             for i in range(n):
                 if bounds[i + 1] > bounds[i]:
                     writers[i].write_table(moved.slice(bounds[i], bounds[i + 1] - bounds[i]))
+            del table, moved
+            pa.default_memory_pool().release_unused()  # mimalloc keeps freed pages a while
     finally:
         for w in writers:
             w.close()
