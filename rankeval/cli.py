@@ -233,6 +233,11 @@ def _parser() -> argparse.ArgumentParser:
         help="evaluate only the top N documents of each query after ranking (trec_eval -M)",
     )  # fmt: skip
     p.add_argument(
+        "--max-memory", default=None, metavar="SIZE", dest="max_memory",
+        help="read the run file in batches within about this memory (e.g. 512MB, 2GB); "
+        "same values, slower; the qrels stay in memory (default: read it at once)",
+    )  # fmt: skip
+    p.add_argument(
         "-n", "--no-summary", "--nosummary", action="store_true", dest="no_summary",
         help="do not print the summary ('all') lines (trec_eval -n)",
     )  # fmt: skip
@@ -474,6 +479,7 @@ def _evaluate(qrels, run, measures, args):
         "grades": args.grades,
         "max_docs": args.max_docs,
         "columns": None,
+        "max_memory": args.max_memory,
     }
     # (the table, and which of its queries the run has: --skip-missing-lines uses it)
     table, in_run = score_run(qrels, run, list(dict.fromkeys(measures)), **options)

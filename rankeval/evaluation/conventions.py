@@ -144,4 +144,9 @@ def conventions(preset=None, **given) -> Conventions:
 
 
 def _same(a, b) -> bool:
+    def number(x):
+        return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+    if number(a) and number(b):  # threshold=1 is the default 1.0, not a change
+        return a == b
     return type(a) is type(b) and a == b

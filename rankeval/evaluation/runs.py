@@ -12,9 +12,12 @@ Chapter: :doc:`/chapters/14_evaluating_a_run`.
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from ..ranking import rank_run, release_memory
+from .bounded import evaluate_bounded, parse_memory
 from .conventions import conventions as as_conventions
 from .core import (
     CELL_BUDGET,
@@ -44,6 +47,7 @@ def evaluate(
     max_docs=None,
     columns=None,
     conventions=None,
+    max_memory=None,
 ):
     r"""Score every query of a run with the given measures.
 
@@ -131,6 +135,15 @@ def evaluate(
         give nDCG and DCG the gain :math:`2^g - 1` and a query without a
         relevant document the value 1 for the measures bounded by [0, 1] (see
         :class:`~rankeval.Conventions`).
+    max_memory : int or str, optional
+        For a run file only: read it in batches and keep the memory used by
+        the run within about this budget (bytes, or a text such as
+        ``"512MB"``, ``"2GB"``), whatever the file's size; the values are the
+        same to the last bit. A run grouped by query is streamed once; any
+        other run takes a partitioning pass through temporary files (see
+        :mod:`rankeval.evaluation.bounded`). The qrels are held in memory.
+        None (the default) reads the whole run at once, which is faster.
+        Ignored for dicts and frames, which are in memory already.
 
     Returns
     -------
@@ -198,14 +211,14 @@ def evaluate(
     frame, _ = score_run(
         qrels, run, measures, threshold=threshold, ties=ties, ideal=ideal, missing=missing,
         judged_only=judged_only, score_precision=score_precision, grades=grades,
-        max_docs=max_docs, columns=columns, conventions=conventions,
+        max_docs=max_docs, columns=columns, conventions=conventions, max_memory=max_memory,
     )  # fmt: skip
     return frame
 
 
 def score_run(qrels, run, measures, *, threshold=1, ties="trec_eval", ideal="judged",
               missing="skip", judged_only=False, score_precision="double", grades="float",
-              max_docs=None, columns=None, conventions=None):  # fmt: skip
+              max_docs=None, columns=None, conventions=None, max_memory=None):  # fmt: skip
     """:func:`evaluate`'s table, and for each of its rows whether the query has a line in
     the run (the command line's ``-c -q`` prints no line for the others, as trec_eval)."""
     chosen = as_conventions(
@@ -213,6 +226,9 @@ def score_run(qrels, run, measures, *, threshold=1, ties="trec_eval", ideal="jud
         judged_only=judged_only, score_precision=score_precision, grades=grades,
         max_docs=max_docs,
     )  # fmt: skip
+    if max_memory is not None and (isinstance(run, (str, os.PathLike)) or hasattr(run, "read")):
+        budget = parse_memory(max_memory)
+        return evaluate_bounded(score_run, qrels, run, measures, chosen, budget)
     parsed, columns_out = measures_and_labels(measures)
     check_needs(parsed, "ranking")
     if chosen.ties == "average":

@@ -680,7 +680,8 @@ def from_pandas(frame, kind: str, columns) -> pa.Table:
     return _from_columns(arrays, kind, where)
 
 
-def from_arrow(table: pa.Table, kind: str, columns, source: str) -> pa.Table:
+def from_arrow(table: pa.Table, kind: str, columns, source: str, *,
+               unique: bool = False) -> pa.Table:
     names = _column_names(kind, columns, table.column_names)
     needed = _needed(kind, names, table.column_names, source)
 
@@ -691,7 +692,7 @@ def from_arrow(table: pa.Table, kind: str, columns, source: str) -> pa.Table:
             return f"{source}, row {row}"
         return f"{source}, rows {row} and {other}"
 
-    return _from_columns({c: table[n] for c, n in needed.items()}, kind, where)
+    return _from_columns({c: table[n] for c, n in needed.items()}, kind, where, unique)
 
 
 def _needed(kind: str, names: dict, available, source: str) -> dict:
@@ -722,7 +723,7 @@ def _needed(kind: str, names: dict, available, source: str) -> dict:
     return {c: names[c] for c in ("query_id", "doc_id", value, "rank") if c in need}
 
 
-def _from_columns(arrays: dict, kind: str, where) -> pa.Table:
+def _from_columns(arrays: dict, kind: str, where, unique: bool = False) -> pa.Table:
     value = VALUE[kind]
     query_ids = _id_column(arrays["query_id"], "query_id", where)
     doc_ids = _id_column(arrays["doc_id"], "doc_id", where)
@@ -734,7 +735,7 @@ def _from_columns(arrays: dict, kind: str, where) -> pa.Table:
     if "subtopic" in arrays:
         columns = {"query_id": query_ids,
                    "subtopic": _id_column(arrays["subtopic"], "subtopic", where), **columns}
-    return finish(pa.table(columns), kind, where)
+    return finish(pa.table(columns), kind, where, unique=unique)
 
 
 def _number_column(array, name: str, where) -> pa.ChunkedArray:

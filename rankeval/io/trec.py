@@ -387,9 +387,22 @@ def _first_failing(array, convert) -> int:
 
 def _split_lines(inp, layout: _Layout, delimiter: str, block: int):
     """Split and check every line, batch by batch (see :func:`_read_general`)."""
-    n_fields = len(layout.names)
     parts = {name: [] for name, _ in layout.keep}
     line_numbers = []
+    for columns, lines in split_batches(inp, layout, delimiter, block):
+        for name in parts:
+            parts[name].append(columns[name])
+        line_numbers.append(lines)
+    types = {name: pa.string() for name in parts}
+    types[layout.value] = pa.float64()
+    table = pa.table({name: pa.chunked_array(parts[name], types[name]) for name in parts})
+    lines = np.concatenate(line_numbers) if line_numbers else np.zeros(0, np.int64)
+    return table, lines
+
+
+def split_batches(inp, layout: _Layout, delimiter: str, block: int):
+    """Yield ``({name: array}, line numbers)`` for each batch of checked, split lines."""
+    n_fields = len(layout.names)
     base = 0
     for batch in _line_batches(inp, delimiter, block):
         chunk = batch.column(0)
@@ -435,15 +448,8 @@ def _split_lines(inp, layout: _Layout, delimiter: str, block: int):
                 f"{expected}{n_fields} whitespace-separated fields ({' '.join(layout.names)}), "
                 f"found {int(counts[good])}"
             )
-        for name, position in layout.keep:
-            parts[name].append(values if name == layout.value
-                               else pc.list_element(fields, position))
-        line_numbers.append(lines)
-    types = {name: pa.string() for name in parts}
-    types[layout.value] = pa.float64()
-    table = pa.table({name: pa.chunked_array(parts[name], types[name]) for name in parts})
-    lines = np.concatenate(line_numbers) if line_numbers else np.zeros(0, np.int64)
-    return table, lines
+        yield ({name: values if name == layout.value else pc.list_element(fields, position)
+                for name, position in layout.keep}, lines)
 
 
 # --- reading: the canonical table ------------------------------------------------------------

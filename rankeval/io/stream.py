@@ -1,0 +1,162 @@
+"""Read a TREC run file in record batches, for evaluation in bounded memory.
+
+:func:`run_batches` yields the run as tables ``query_id, doc_id, score`` of about
+``block_size`` bytes of file each, in file order, with the same parsing rules as
+:func:`rankeval.read_run` (:mod:`rankeval.io.trec`): a file in the usual layout is
+read with typed columns; any other file (runs of whitespace, comments, extra
+fields, a bad value) line by line, each line checked, the first bad one named.
+:func:`partition_batches` spreads the rows over ``n`` temporary Arrow IPC files by a
+hash of the query id, so that every query is whole in one partition.
+
+The batches are not yet checked for a document listed twice: the caller checks each
+whole query (through :func:`rankeval.io.run_table`), whose rows then all sit in one
+table.
+
+Chapter: :doc:`/chapters/14_evaluating_a_run`.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.csv as pacsv
+
+from . import trec
+
+__all__ = ["run_batches", "partition_batches", "source_size", "NotUsual"]
+
+_FIELDS = ("query_id", "doc_id", "score")
+
+
+class NotUsual(Exception):
+    """The fast reader met a line outside the usual layout: read again line by line."""
+
+
+def source_size(source) -> int | None:
+    """The size in bytes of a plain file path, else None (stdin, pipes, objects)."""
+    if isinstance(source, (str, os.PathLike)) and os.fspath(source) != "-":
+        try:
+            return os.path.getsize(source)
+        except OSError:
+            return None
+    return None
+
+
+def run_batches(source, block_size: int, *, general: bool = False):
+    """Yield the run file ``source`` as tables ``query_id, doc_id, score`` (strings,
+    strings, float64) of about ``block_size`` bytes of file each, in file order.
+
+    With ``general=False`` a file in the usual layout (single spaces or single tabs)
+    is read with typed columns, and :class:`NotUsual` is raised at the first batch
+    outside it (the caller then reads again with ``general=True``). Standard input
+    and file objects are held in memory (they cannot be read twice); paths are
+    streamed. A malformed line raises ValueError naming the file and the line.
+    """
+    layout = trec._LAYOUTS["run"]
+    inp = trec._Input(source, layout.label)
+    delimiter = trec._sniff(inp.head())
+    any_rows = False
+    if not general and delimiter is not None:
+        for batch in _fast_batches(inp, layout, delimiter, block_size):
+            any_rows = any_rows or batch.num_rows > 0
+            yield batch
+    else:
+        for columns, _ in _general_batches(inp, layout, block_size):
+            table = pa.table({name: columns[name] for name in _FIELDS})
+            any_rows = any_rows or table.num_rows > 0
+            yield table
+    if not any_rows:
+        raise ValueError(f"{inp.name}: the {layout.label} file holds no lines")
+
+
+def _fast_batches(inp, layout, delimiter: str, block_size: int):
+    types = {name: pa.binary() for name in layout.names}
+    types.update({name: pa.string() for name in _FIELDS})
+    types[layout.value] = pa.float64()
+    try:
+        with inp.open() as stream:
+            reader = pacsv.open_csv(
+                stream,
+                read_options=pacsv.ReadOptions(column_names=list(layout.names),
+                                               block_size=block_size, use_threads=False),
+                parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=False,
+                                                 ignore_empty_lines=False),
+                convert_options=pacsv.ConvertOptions(column_types=types, null_values=[],
+                                                     strings_can_be_null=False,
+                                                     quoted_strings_can_be_null=False),
+            )
+            for batch in reader:
+                if not trec._usual_batch(batch, layout):
+                    raise NotUsual
+                yield pa.table([batch.column(name) for name in _FIELDS], names=list(_FIELDS))
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
+        raise NotUsual from None
+
+
+def _general_batches(inp, layout, block_size: int):
+    """trec's line-by-line reader, with its retries (another delimiter, larger blocks)."""
+    block = block_size
+    delimiters = iter(trec._LINE_DELIMITERS)
+    delimiter = next(delimiters)
+    done = 0  # batches already yielded: a retry skips them
+    while True:
+        try:
+            for i, item in enumerate(trec.split_batches(inp, layout, delimiter, block)):
+                if i >= done:
+                    done += 1
+                    yield item
+            return
+        except pa.ArrowInvalid as error:
+            message = str(error)
+            if "Empty CSV" in message:
+                return
+            if done == 0 and "straddl" in message and block < trec._MAX_BLOCK_SIZE:
+                block *= 4
+                continue
+            if done == 0 and "Expected 1 columns" in message:
+                delimiter = next(delimiters, None)
+                if delimiter is not None:
+                    continue
+            raise ValueError(f"{inp.name}: cannot be read: {message}") from None
+
+
+def partition_of(query_ids, n: int) -> np.ndarray:
+    """The partition (0 .. n-1) of each query id: a fixed hash of its text, the same on
+    every machine and in every process (no hash seed)."""
+    import pandas as pd
+
+    encoded = query_ids.dictionary_encode() if not pa.types.is_dictionary(query_ids.type) \
+        else query_ids
+    if isinstance(encoded, pa.ChunkedArray):
+        encoded = encoded.combine_chunks()
+    uniques = encoded.dictionary.to_numpy(zero_copy_only=False).astype(object)
+    hashes = pd.util.hash_array(uniques, categorize=False) % np.uint64(n)
+    return hashes.astype(np.int64)[encoded.indices.to_numpy(zero_copy_only=False)]
+
+
+def partition_batches(batches, n: int, directory: str) -> list:
+    """Write the rows of ``batches`` into ``n`` Arrow IPC files in ``directory`` by
+    :func:`partition_of` their query id; return the paths (file order kept within
+    each partition)."""
+    schema = pa.schema([("query_id", pa.string()), ("doc_id", pa.string()),
+                        ("score", pa.float64())])
+    paths = [os.path.join(directory, f"part-{i:05d}.arrow") for i in range(n)]
+    writers = [pa.ipc.new_file(path, schema) for path in paths]
+    try:
+        for table in batches:
+            table = table.cast(schema)
+            part = partition_of(table.column("query_id"), n)
+            order = np.argsort(part, kind="stable")
+            bounds = np.searchsorted(part[order], np.arange(n + 1))
+            moved = table.take(pa.array(order))
+            for i in range(n):
+                if bounds[i + 1] > bounds[i]:
+                    writers[i].write_table(moved.slice(bounds[i], bounds[i + 1] - bounds[i]))
+            del table, moved
+            pa.default_memory_pool().release_unused()  # mimalloc keeps freed pages a while
+    finally:
+        for w in writers:
+            w.close()
+    return paths
