@@ -4,7 +4,8 @@ For a training loop or a stream of predictions: :class:`Evaluator` takes batches
 ``(query_ids, doc_ids, scores)`` in any order with :meth:`~Evaluator.update`,
 combines the evaluators of several workers with :meth:`~Evaluator.merge`, and
 :meth:`~Evaluator.compute` returns the frame :func:`rankeval.evaluate` returns on
-all the rows at once, to the last bit.
+all the rows at once (to within a unit in the last place: see
+the note on block widths in ``rankeval.evaluation.bounded``).
 
 Chapter: :doc:`/chapters/14_evaluating_a_run`.
 """

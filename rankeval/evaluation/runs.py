@@ -136,12 +136,15 @@ def evaluate(
         relevant document the value 1 for the measures bounded by [0, 1] (see
         :class:`~rankeval.Conventions`).
     max_memory : int or str, optional
-        For a run file only: read it in batches and keep the memory used by
-        the run within about this budget (bytes, or a text such as
-        ``"512MB"``, ``"2GB"``), whatever the file's size; the values are the
-        same to the last bit. A run grouped by query is streamed once; any
-        other run takes a partitioning pass through temporary files (see
-        :mod:`rankeval.evaluation.bounded`). The qrels are held in memory.
+        For a run file only: read it in batches of about a 64th of this budget
+        (bytes, or a text such as ``"512MB"``, ``"2GB"``). A run grouped by
+        query is streamed once, scoring each query as it is complete, and its
+        peak memory stays near the budget whatever the file's size. Any other
+        run takes a partitioning pass through temporary Arrow files by query;
+        its peak memory is not yet bounded by the budget. The values equal
+        those of a whole-file call to within a unit in the last place (blocks
+        of queries of other widths round a few sums differently). The qrels
+        are held in memory.
         None (the default) reads the whole run at once, which is faster.
         Ignored for dicts and frames, which are in memory already.
 
