@@ -27,8 +27,9 @@ Two directives keep the API page in step with the measure registry
 (``rankeval.measures.DECLARATIONS``), so that a new measure needs no edit of the
 page (ARCHITECTURE.md, "Adding a measure"):
 
-- ``.. rankeval-summary::`` is the page's summary table: every public name, in
-  the order the page documents them, then any the page does not place;
+- ``.. rankeval-summary::`` is the page's summary: every public name, in the order
+  the page documents them, one table per section of the page (under a rubric with
+  the section's title), then any name the page does not place;
 - ``.. rankeval-measure-functions::`` documents every metric function of the
   registry that no ``autofunction`` line of the page already documents.
 """
@@ -134,17 +135,51 @@ class _Generated(Directive):
         return node.children
 
 
+UNDERLINE = re.compile(r"^([-~=^\"'])\1{3,}\s*$")
+
+
+def _page_sections(directive: Directive) -> list[tuple[str, list[str]]]:
+    """The page's (section title, rankeval names documented under it), in order."""
+    source = Path(directive.state.document.current_source)
+    lines = source.read_text(encoding="utf-8").splitlines()
+    sections: list[tuple[str, list[str]]] = []
+    title = None
+    for i, line in enumerate(lines):
+        if (i + 1 < len(lines) and UNDERLINE.match(lines[i + 1]) and line.strip()
+                and not line.startswith("..")):
+            title = line.strip().replace("``", "")
+            continue
+        found = DOCUMENTED.match(line)
+        if found and title is not None:
+            if not sections or sections[-1][0] != title:
+                sections.append((title, []))
+            sections[-1][1].append(found.group(1))
+    return sections
+
+
 class RankevalSummary(_Generated):
-    """An autosummary of ``rankeval.__all__`` in the page's order."""
+    """An autosummary of ``rankeval.__all__`` in the page's order, one short table
+    under a rubric per section of the page (one long table is too tall on a phone)."""
 
     def lines(self):
         import rankeval
 
-        on_page = _page_names(self) + _registry_functions()
         public = set(rankeval.__all__)
-        names = [n for n in dict.fromkeys(on_page) if n in public]
-        names += sorted(public - set(names))
-        return [".. autosummary::", "   :nosignatures:", ""] + [f"   {n}" for n in names]
+        seen: set[str] = set()
+        out: list[str] = []
+
+        def table(title, names):
+            names = [n for n in dict.fromkeys(names) if n in public and n not in seen]
+            if names:
+                seen.update(names)
+                out.extend([f".. rubric:: {title}", "", ".. autosummary::",
+                            "   :nosignatures:", "", *[f"   {n}" for n in names], ""])
+
+        for title, names in _page_sections(self):
+            table(title, names)
+        table("Metric functions of the registry", _registry_functions())
+        table("Other names", sorted(public - seen))
+        return out
 
 
 class RankevalMeasureFunctions(_Generated):

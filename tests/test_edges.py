@@ -7,6 +7,8 @@ that they outlive a change of the modules' layout.
 
 import contextlib
 import io
+import os
+import shutil
 import sys
 
 import numpy as np
@@ -119,18 +121,27 @@ def test_mixed_ids_in_dask():
 
 def test_mixed_ids_in_spark():
     pytest.importorskip("pyspark")
+    if shutil.which("java") is None:
+        pytest.skip("Spark needs a Java runtime")
     from pyspark.sql import SparkSession
 
     import rankeval.spark
 
+    # this venv's Python for the workers, and the session stopped afterwards: a session
+    # left running would be the one a later test file's getOrCreate() is handed, with
+    # workers on another Python (one without pyarrow)
+    os.environ["PYSPARK_PYTHON"] = sys.executable
     session = (
         SparkSession.builder.master("local[1]").appName("rankeval-edges")
         .config("spark.ui.enabled", "false").getOrCreate()
     )  # fmt: skip
-    qrels, run = _mixed_frames()
-    with pytest.raises(TypeError, match=MIXED + r" \(qrels: int, run: str\)"):
-        rankeval.spark.evaluate(session.createDataFrame(qrels), session.createDataFrame(run),
-                                ["AP"])
+    try:
+        qrels, run = _mixed_frames()
+        with pytest.raises(TypeError, match=MIXED + r" \(qrels: int, run: str\)"):
+            rankeval.spark.evaluate(session.createDataFrame(qrels),
+                                    session.createDataFrame(run), ["AP"])
+    finally:
+        session.stop()
 
 
 # --- 3. a query the run holds with an empty ranking is scored ----------------------------
