@@ -45,6 +45,7 @@ Chapter: :doc:`/chapters/14_evaluating_a_run`.
 from __future__ import annotations
 
 import math
+import os
 import re
 import tempfile
 
@@ -53,7 +54,15 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..io import qrels_table
-from ..io.stream import NotUsual, partition_batches, run_batches, source_size
+from ..io.stream import (
+    NotUsual,
+    partition_batches,
+    plain_size,
+    prefetch,
+    run_batches,
+    source_size,
+    spooled,
+)
 from ..ranking import release_memory
 from .conventions import Conventions
 
@@ -65,6 +74,11 @@ _UNITS = {"": 1, "B": 1, "KB": 2**10, "K": 2**10, "MB": 2**20, "M": 2**20, "GB":
           "G": 2**30, "KIB": 2**10, "MIB": 2**20, "GIB": 2**30}  # fmt: skip
 _MIN_BLOCK = 1 << 16
 _MAX_BLOCK = 1 << 28
+# A plain run file of at most budget / _WHOLE_FACTOR bytes is read at once (the whole
+# path's peak is about 3 times the file: benchmarks/bench_scale.py); a run found not
+# grouped is read at once if it is at most budget / _FIT_FACTOR bytes.
+_WHOLE_FACTOR = 8
+_FIT_FACTOR = 4
 
 
 def parse_memory(value) -> int:
@@ -106,32 +120,44 @@ def evaluate_bounded(score, qrels, run, measures, chosen: Conventions, budget: i
     one that calls it); ``block`` and ``partitions`` override the sizes derived from
     the budget (the tests make them tiny).
     """
+    whole = plain_size(run)
+    if whole is not None and whole * _WHOLE_FACTOR <= budget and block is None:
+        return score(qrels, run, measures, conventions=chosen, max_memory=None)  # small
     q = qrels_table(qrels)
     block = block or block_size(budget)
     state = _State(score, q, measures, chosen)
-    for general in (False, True):
-        try:
-            try:
-                _grouped_pass(run_batches(run, block, general=general), state)
-            except _Ungrouped:
-                state.reset()
-                n = partitions or _partition_count(run, budget)
-                with tempfile.TemporaryDirectory(prefix="rankeval-") as tmp:
-                    paths = partition_batches(run_batches(run, block, general=general), n, tmp)
-                    for path in paths:
-                        with pa.OSFile(path) as source:  # read, not mapped: freed after
-                            table = pa.ipc.open_file(source).read_all()
-                        state.score_queries(table)
-                        del table
-                        release_memory()
-            break
-        except NotUsual:
-            state.reset()
+    with tempfile.TemporaryDirectory(prefix="rankeval-") as tmp:
+        with spooled(run, tmp) as (path, name):
+            for general in (False, True):
+                try:
+                    try:
+                        _grouped_pass(prefetch(run_batches(path, block, general=general,
+                                                           name=name)), state)
+                    except _Ungrouped:
+                        state.reset()
+                        size = source_size(path)
+                        if whole is not None and whole * _FIT_FACTOR <= budget:
+                            return score(q, run, measures, conventions=chosen, max_memory=None)
+                        n = partitions or _partition_count(size, budget)
+                        parts = os.path.join(tmp, "parts")
+                        os.makedirs(parts, exist_ok=True)
+                        paths = partition_batches(
+                            prefetch(run_batches(path, block, general=general, name=name)),
+                            n, parts)
+                        for part in paths:
+                            with pa.OSFile(part) as source:  # read, not mapped: freed after
+                                table = pa.ipc.open_file(source).read_all()
+                            os.remove(part)
+                            state.score_queries(table)
+                            del table
+                            release_memory()
+                    break
+                except NotUsual:
+                    state.reset()
     return state.finish()
 
 
-def _partition_count(run, budget: int) -> int:
-    size = source_size(run)
+def _partition_count(size: int | None, budget: int) -> int:
     if size is None:
         return 16
     return max(1, math.ceil(size / max(budget // 16, 1)))

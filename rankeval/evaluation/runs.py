@@ -16,6 +16,7 @@ import os
 
 import numpy as np
 
+from ..io.tables import is_parquet
 from ..ranking import rank_run, release_memory
 from .bounded import evaluate_bounded, parse_memory
 from .conventions import conventions as as_conventions
@@ -47,7 +48,7 @@ def evaluate(
     max_docs=None,
     columns=None,
     conventions=None,
-    max_memory=None,
+    max_memory="512MB",
 ):
     r"""Score every query of a run with the given measures.
 
@@ -221,7 +222,7 @@ def evaluate(
 
 def score_run(qrels, run, measures, *, threshold=1, ties="trec_eval", ideal="judged",
               missing="skip", judged_only=False, score_precision="double", grades="float",
-              max_docs=None, columns=None, conventions=None, max_memory=None):  # fmt: skip
+              max_docs=None, columns=None, conventions=None, max_memory="512MB"):  # fmt: skip
     """:func:`evaluate`'s table, and for each of its rows whether the query has a line in
     the run (the command line's ``-c -q`` prints no line for the others, as trec_eval)."""
     chosen = as_conventions(
@@ -229,7 +230,8 @@ def score_run(qrels, run, measures, *, threshold=1, ties="trec_eval", ideal="jud
         judged_only=judged_only, score_precision=score_precision, grades=grades,
         max_docs=max_docs,
     )  # fmt: skip
-    if max_memory is not None and (isinstance(run, (str, os.PathLike)) or hasattr(run, "read")):
+    if max_memory is not None and (isinstance(run, (str, os.PathLike)) or hasattr(run, "read")) \
+            and not is_parquet(run):
         budget = parse_memory(max_memory)
         return evaluate_bounded(score_run, qrels, run, measures, chosen, budget)
     parsed, columns_out = measures_and_labels(measures)
