@@ -236,32 +236,27 @@ def _packed(ids: pa.Array):
     """Every string of ``ids`` (at most 16 bytes, no NUL byte) as two uint64 holding its
     bytes, zero-padded, so that equal strings give equal pairs and unequal ones unequal
     pairs (the second is None when no string is longer than 8 bytes); None for longer
-    strings or a NUL byte. Each word is one unaligned 8-byte load at the string's
-    offset, masked to its length: no loop over bytes."""
+    strings or a NUL byte. Arrow pads every string with NUL bytes to 8 or 16 bytes
+    (``ascii_rpad`` counts bytes), and the padded data are read as words: no loop."""
     if not len(ids) or not (pa.types.is_string(ids.type) or pa.types.is_binary(ids.type)):
         return None
     _, offsets, data = ids.buffers()
     bounds = np.frombuffer(offsets, dtype=np.int32, count=len(ids) + 1, offset=4 * ids.offset)
-    lengths = np.diff(bounds)
-    longest = int(lengths.max())
+    longest = int(np.diff(bounds).max())
     if longest > 16:
         return None
     raw = np.frombuffer(data, dtype=np.uint8)[bounds[0] : bounds[-1]]
     if raw.size and raw.min() == 0:
         return None
-    padded = np.zeros(raw.size + 16, dtype=np.uint8)
-    padded[: raw.size] = raw
-    # the 8 bytes starting at every byte position, as little-endian words
-    at = np.ndarray(shape=(raw.size + 9,), dtype="<u8", buffer=padded, strides=(1,))
-    starts = bounds[:-1] - bounds[0]
-    low = at[starts] & _MASKS[np.minimum(lengths, 8)]
-    high = None
-    if longest > 8:
-        high = at[starts + 8] & _MASKS[np.clip(lengths - 8, 0, 8)]
-    return low.astype(np.uint64), high
-
-
-_MASKS = np.array([(1 << (8 * n)) - 1 for n in range(9)], dtype=np.uint64)
+    width = 16 if longest > 8 else 8
+    text = ids if pa.types.is_string(ids.type) else ids.cast(pa.string(), safe=False)
+    padded = pc.ascii_rpad(text, width=width, padding="\x00")
+    start = np.frombuffer(padded.buffers()[1], dtype=np.int32, count=1,
+                          offset=4 * padded.offset)[0]
+    words = np.frombuffer(padded.buffers()[2], dtype="<u8", count=len(ids) * width // 8,
+                          offset=int(start)).reshape(len(ids), width // 8)
+    return words[:, 0].astype(np.uint64), (words[:, 1].astype(np.uint64) if width == 16
+                                           else None)
 
 
 def _surely_distinct(codes, heads, docs, n) -> bool:
