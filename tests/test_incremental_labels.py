@@ -25,7 +25,8 @@ from rankeval import Evaluator
 from rankeval.evaluation.conventions import PRESETS
 
 CUT = ["P@5", "nDCG@10", "AP@10", "RR@20", "R@10", "ERR@10", "Judged@5", "Hits@10",
-       "RBP(p=0.8)@20", "nDCG@3"]  # fmt: skip
+       "RBP(p=0.8)@20", "nDCG@3", "GAP@5", "MR@10", "FRP@10", "AR@10", "RelP@5",
+       "Success@3", "Unj@5", "DCG@5", "P(rel=2)@5", "trec_rbp_resid@10"]  # fmt: skip
 FULL = ["AP", "nDCG", "RR", "Rprec", "bpref", "NumRel", "NumRet", "NumRelRet", "R@100",
         "iprec_at_recall_0.10", "P@5", "nDCG@10"]  # fmt: skip
 TIE_AVERAGED = ["nDCG@3", "nDCG@10", "nDCG", "DCG@5"]  # what ties="average" defines
@@ -44,7 +45,7 @@ def make_rows(seed: int, n_queries: int = 9, int_ids: bool = False):
     rows = []
     for i in range(n_queries):
         qid = i * 37 if int_ids else f"q{i * 37}" + "x" * int(rng.integers(0, 3))
-        n = 1 if i == 4 else int(rng.integers(2, 25))
+        n = 1 if i == 4 else int(rng.integers(2, 60))  # deeper than the cut-offs
         labels = rng.integers(-1, 4, size=n)
         if i % 4 == 1:
             labels = np.minimum(labels, 0)  # no relevant row
@@ -105,7 +106,7 @@ def test_any_batches_and_workers_equal_evaluate_on_the_rows(seed, cuts, preset, 
     first = evs[0]
     for other in evs[1:]:
         first.merge(other)
-    assert first.rows == len(rows)
+    assert first.rows == len(rows) if first.depth is None else first.rows <= len(rows)
     same(first.compute(), expected)
 
 
@@ -201,6 +202,50 @@ def test_arrays_of_any_kind_and_integer_query_ids():
     same(ev.compute(), got)
 
 
+# --- the state: cut back to the deepest cut-off where that is exact ---------------------
+
+
+@pytest.mark.parametrize(
+    ("measures", "options", "depth"),
+    [
+        (["P@5", "nDCG@10"], {}, 10),
+        (["P@5", "nDCG@10"], {"conventions": "lightgbm"}, 10),
+        (["P@5", "nDCG@10"], {"conventions": "pytrec_eval"}, 10),
+        (["P@5", "nDCG@10"], {"conventions": "lightgbm", "gain": (0, 1, 3)}, 10),
+        (["P@5", "AP"], {}, None),  # AP reads the whole ranking
+        (["nDCG@5"], {"conventions": "sklearn"}, None),  # a tied group crosses the cut
+        (["P@5"], {"judged_only": True}, None),  # labels < 0 leave the ranking
+        (["P@5"], {"max_docs": 50}, None),
+        (["nDCG@5"], {"conventions": "lightgbm", "gain": (1, 1, 3)}, None),  # gain of 0
+        (["nDCG(gains={0:1,1:2})@5"], {}, None),
+    ],
+)
+def test_depth_is_set_only_where_dropping_rows_is_exact(measures, options, depth):
+    assert Evaluator.from_labels(measures, **options).depth == depth
+
+
+def test_rows_below_the_cut_with_labels_up_to_0_are_dropped():
+    rng = np.random.default_rng(3)
+    rows = [(f"q{i % 3}", int(rng.random() < 0.05) * int(rng.integers(1, 4)) - (i % 7 == 0),
+             float(np.round(rng.normal(), 1))) for i in range(3000)]  # fmt: skip
+    measures = ["P@5", "nDCG@10", "AP@10", "R@10", "RR@10"]
+    ev = feed(Evaluator.from_labels(measures), rows, range(0, 3000, 100))
+    positives = sum(r[1] > 0 for r in rows)
+    assert ev.depth == 10 and ev.rows <= 100 + 3 * 10 + positives < 400
+    same(ev.compute(), oracle(rows, measures, "trec_eval"))
+
+
+def test_the_cut_ranks_float32_ties_by_arrival():
+    # 30 scores equal as 32-bit floats, rising as 64-bit ones: as float32 the top 5 are
+    # rows 0-4 (label 0); cut by the 64-bit scores, rows 0-4 would be dropped
+    rows = [("q", int(i >= 5), 1.0 + i * 1e-12) for i in range(30)]
+    rows += [("q", 0, 0.5)] * 30  # below: dropped
+    for preset, want in (("pytrec_eval", 0.0), ("trec_eval", 1.0)):
+        ev = feed(Evaluator.from_labels(["P@5"], conventions=preset), rows, range(60))
+        assert ev.rows < 60 and ev.compute().loc["q", "P@5"] == want
+        same(ev.compute(), oracle(rows, ["P@5"], preset))
+
+
 # --- the forms do not mix; bad input is refused -----------------------------------------
 
 
@@ -230,7 +275,6 @@ def test_the_two_forms_do_not_mix():
         labels.merge(Evaluator.from_labels(["P@5"], conventions="lightgbm"))
     with pytest.raises(TypeError):
         labels.merge(object())
-    assert labels.depth is None and qrels.depth == 5
     assert labels.compute().loc["q", "P@5"] == 0.2
 
 

@@ -65,7 +65,7 @@ class Evaluator:
     ----------
     depth : int or None
         The deepest cut-off the state is cut back to, or None when every row
-        is kept (see Notes).
+        is kept (see Notes, and :meth:`from_labels` for the labels form).
 
     Notes
     -----
@@ -200,11 +200,27 @@ class Evaluator:
         nDCG; 1 for the measures bounded by [0, 1] with the ``lightgbm`` and
         ``xgboost`` presets).
 
-        **State.** Every row is kept (:attr:`depth` is None): three numbers and
-        a query id per row. Truncating to the deepest cut-off, as the qrels
-        form does, would not be exact here without more bookkeeping: the rows
-        below the cut-off are the query's judgments, so its ideal list and its
-        number of relevant documents need them.
+        **State.** A query id, a row number, a score and a label per row. The
+        rows below the deepest cut-off :math:`K = \max_m k_m` are the query's
+        judgments too (its ideal list, its number of relevant documents, the
+        grades GAP reads), so the state is cut back only to the first
+        :math:`K` rows of each query by score (as 32-bit floats with
+        ``score_precision="float"``), then by arrival, **plus every row with a
+        label** :math:`> 0`; a row below the first :math:`K` with a label
+        :math:`\le 0` is dropped, which changes no value when all of these
+        hold (:attr:`depth` is then :math:`K`, else None and every row is
+        kept): every measure has a rank cut-off (``nDCG@10``, ``P@5``,
+        ``AP@100``, ...; AP, nDCG, R-precision, bpref, NumRet and the other
+        measures of the whole ranking read every row); ``ties`` is
+        ``"trec_eval"`` or ``"input"`` (an averaged tie group can cross the
+        cut-off); ``judged_only=False`` (it takes rows with negative labels out
+        of the ranking, moving lower rows up); no ``max_docs``; a label 0 has
+        gain 0 (always, except with a ``label_gain`` table whose first gain is
+        not 0, or a measure's own ``gains``). Such a row is not relevant (every
+        threshold is :math:`> 0`), adds no gain to an ideal list, and stays
+        below the first :math:`K` as rows arrive. The state is cut back every
+        million new rows; where most labels are 0 (a recommender's scores over
+        every item, say) it stays near :math:`K` rows per query.
 
         Chapter: :doc:`/chapters/21_recommenders_and_ltr`.
 
@@ -227,7 +243,7 @@ class Evaluator:
         ev._setup(measures, conventions, options)
         ev._qrels = None
         ev._labels = True
-        ev.depth = None
+        ev.depth = _labels_depth(ev._parsed, ev._conventions)
         return ev
 
     def _setup(self, measures, conventions, options) -> None:
@@ -384,13 +400,56 @@ class Evaluator:
 
     def _compact(self) -> None:
         self._new_rows = 0
-        if self._labels:  # every row is kept, in the order of arrival
-            self._tables = [pa.concat_tables(self._tables, promote_options="permissive")]
+        if self._labels:
+            table = pa.concat_tables(self._tables, promote_options="permissive")
+            if self.depth is not None:
+                table = _top_labels(table, self.depth,
+                                    self._conventions.score_precision == "float")  # fmt: skip
+            self._tables = [table]
             return
         table = run_table(pa.concat_tables(self._tables, promote_options="permissive"))
         if self.depth is not None and pa.types.is_string(table.column("doc_id").type):
             table = _top(table, self.depth, self._conventions.score_precision == "float")
         self._tables = [table]
+
+
+def _labels_depth(parsed, c) -> int | None:
+    """The deepest cut-off of the measures when the labels form may drop rows below it
+    (see :meth:`Evaluator.from_labels`), else None."""
+    cuts = [m.cutoff if m.declaration.cutoff in _RANK_CUTOFFS else None for m in parsed]
+    if any(k is None for k in cuts):
+        return None
+    if c.ties not in ("trec_eval", "input") or c.judged_only or c.max_docs is not None:
+        return None
+    if c.threshold <= 0 or any(m.param.get("rel", 1) <= 0 for m in parsed):
+        return None  # a label <= 0 could be relevant
+    zero_gain = isinstance(c.gain, str) or c.gain[0] == 0
+    if not zero_gain or any("gains" in m.param for m in parsed):
+        return None  # a label 0 could have a gain (in an ideal list)
+    return max(cuts)
+
+
+def _top_labels(table: pa.Table, depth: int, float32: bool) -> pa.Table:
+    """The rows of the labels form that a measure cut at ``depth`` can read: each
+    query's first ``depth`` rows by score descending, then by arrival, and every row
+    with a label > 0; in the order of arrival."""
+    score = table.column("score")
+    if float32:
+        score = pa.array(score.to_numpy().astype(np.float32))
+    keys = pa.table({"q": table.column("query_id"), "s": score, "r": table.column("row")})
+    order = pc.sort_indices(keys, sort_keys=[("q", "ascending"), ("s", "descending"),
+                                             ("r", "ascending")])  # fmt: skip
+    q = table.column("query_id").take(order).combine_chunks()
+    n = len(q)
+    if n <= depth:
+        return table
+    change = np.flatnonzero(pc.not_equal(q.slice(1), q.slice(0, n - 1))
+                            .to_numpy(zero_copy_only=False)) + 1  # fmt: skip
+    starts = np.concatenate([[0], change])
+    rank = np.empty(n, dtype=np.int64)
+    rank[order.to_numpy()] = np.arange(n) - np.repeat(starts, np.diff(np.append(starts, n)))
+    keep = (rank < depth) | (table.column("relevance").to_numpy() > 0)
+    return table.filter(pa.array(keep))  # filter keeps the order of arrival
 
 
 def _same_id_types(first: pa.Table, table: pa.Table) -> None:
