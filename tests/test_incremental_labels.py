@@ -4,8 +4,13 @@ rows that carry their own relevance label, as a learning-to-rank loop has them.
 Oracles: ``evaluate`` on qrels and a run built from the same rows (each row a
 document of its own, ids made here independently of the evaluator's), ``evaluate_groups``
 on the rows as arrays, and the nDCG@k that LightGBM and XGBoost log while training a
-real ranker. Values are compared bit for bit: ``compute`` calls ``evaluate`` on tables of
-the same queries and rankings as the oracle's, so the kernels see the same blocks.
+real ranker. ``compute`` calls ``evaluate`` on tables of the same queries and rankings as
+the oracle's; with every row kept the kernels see the same blocks and the values agree
+bit for bit (``same(..., exact=True)``). A state cut back to the deepest cut-off holds
+shorter rankings, so the kernels' padded blocks are narrower, and ``evaluate`` itself
+moves in the last bit when its blocks change (``tests/test_scale.py``,
+``test_evaluate_itself_moves_in_the_last_bit``): there the values are compared to within
+1e-15, until the kernels are bit-exact across block widths.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import rankeval
 import rankeval.evaluation.incremental as incremental
 from rankeval import Evaluator
 from rankeval.evaluation.conventions import PRESETS
+from rankeval.evaluation.conventions import conventions as as_conventions
 
 CUT = ["P@5", "nDCG@10", "AP@10", "RR@20", "R@10", "ERR@10", "Judged@5", "Hits@10",
        "RBP(p=0.8)@20", "nDCG@3", "GAP@5", "MR@10", "FRP@10", "AR@10", "RelP@5",
@@ -64,7 +70,7 @@ def oracle(rows, measures, preset, **options):
     q = [r[0] for r in rows]
     qrels = pd.DataFrame({"query_id": q, "doc_id": ids, "relevance": [r[1] for r in rows]})
     run = pd.DataFrame({"query_id": q, "doc_id": ids, "score": [r[2] for r in rows]})
-    return rankeval.evaluate(qrels, run, measures, conventions=preset, **options)
+    return rankeval.evaluate(qrels, run, measures, conventions=as_conventions(preset, **options))
 
 
 def feed(ev, rows, cuts):
@@ -77,8 +83,12 @@ def feed(ev, rows, cuts):
     return ev
 
 
-def same(a: pd.DataFrame, b: pd.DataFrame) -> None:
-    pd.testing.assert_frame_equal(a, b, check_exact=True)
+def same(a: pd.DataFrame, b: pd.DataFrame, exact: bool = False) -> None:
+    """Same index, columns, dtypes and NaNs; values bit for bit, or to within 1e-15."""
+    if exact:
+        pd.testing.assert_frame_equal(a, b, check_exact=True)
+    else:
+        pd.testing.assert_frame_equal(a, b, check_exact=False, rtol=0, atol=1e-15)
 
 
 @pytest.fixture(autouse=True)
@@ -98,7 +108,8 @@ def test_any_batches_and_workers_equal_evaluate_on_the_rows(seed, cuts, preset, 
     rows = make_rows(seed, int_ids=int_ids)
     measures = measures_for(preset, full)
     expected = oracle(rows, measures, preset)
-    same(feed(Evaluator.from_labels(measures, preset), rows, cuts).compute(), expected)
+    ev = feed(Evaluator.from_labels(measures, preset), rows, cuts)
+    same(ev.compute(), expected, exact=ev.depth is None)
     # several workers, each fed its share in batches, merged in order
     bounds = np.linspace(0, len(rows), workers + 1).astype(int)
     evs = [feed(Evaluator.from_labels(measures, conventions=preset), rows[a:b], cuts)
@@ -107,7 +118,7 @@ def test_any_batches_and_workers_equal_evaluate_on_the_rows(seed, cuts, preset, 
     for other in evs[1:]:
         first.merge(other)
     assert first.rows == len(rows) if first.depth is None else first.rows <= len(rows)
-    same(first.compute(), expected)
+    same(first.compute(), expected, exact=first.depth is None)
 
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))
@@ -129,6 +140,30 @@ def test_rows_in_another_order_are_that_order_and_ties_alone_depend_on_it(preset
         b = feed(Evaluator.from_labels(measures, conventions=preset), shuffled, [9])
         pd.testing.assert_frame_equal(a.compute(), b.compute(), check_exact=False,
                                       rtol=0, atol=1e-15)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("preset", "options"),
+    [
+        ("lightgbm", {"gain": (0, 1, 3, 7)}),  # LightGBM's label_gain
+        ("trec_eval", {"ties": "input"}),
+        ("trec_eval", {"threshold": 2}),
+        ("trec_eval", {"grades": "trec_eval"}),  # 1.5 -> 1, -0.5 -> 0
+        ("trec_eval", {"judged_only": True}),  # rows with labels < 0 leave the ranking
+        ("trec_eval", {"max_docs": 7}),
+        ("trec_eval", {"ideal": "retrieved"}),
+        ("xgboost", {"no_relevant": 0}),  # XGBoost's ndcg-
+    ],
+)
+@pytest.mark.parametrize("full", [False, True])
+def test_options_over_a_preset_equal_evaluate_on_the_rows(preset, options, full):
+    rows = [(q, g + 0.5 * (i % 5 == 0) * ("grades" in options), s)
+            for i, (q, g, s) in enumerate(make_rows(21))]  # fmt: skip
+    measures = measures_for(preset, full)
+    if options.get("judged_only"):
+        measures = [m for m in measures if m != "bpref"]
+    ev = Evaluator.from_labels(measures, conventions=preset, **options)
+    same(feed(ev, rows, [13, 50, 51, 120]).compute(), oracle(rows, measures, preset, **options))
 
 
 @pytest.mark.parametrize("ties", ["trec_eval", "input"])
@@ -199,7 +234,7 @@ def test_arrays_of_any_kind_and_integer_query_ids():
     assert got.index.tolist() == [1, 3] and got.index.dtype == np.int64
     same(got, oracle(rows, ["nDCG@5", "AP"], "trec_eval"))
     ev.update([], labels=[], scores=[])  # an empty batch changes nothing
-    same(ev.compute(), got)
+    same(ev.compute(), got, exact=True)
 
 
 # --- the state: cut back to the deepest cut-off where that is exact ---------------------

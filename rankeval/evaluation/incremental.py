@@ -147,7 +147,9 @@ class Evaluator:
             ``threshold``, ``ties``, ``ideal``, ``judged_only``,
             ``score_precision``, ``grades``, ``max_docs``: as for
             :func:`rankeval.evaluate` (``missing`` changes nothing here:
-            every query with a row is in the run).
+            every query with a row is in the run); ``gain`` (LightGBM's
+            ``label_gain`` as a sequence) and ``no_relevant`` (0 for XGBoost's
+            ``ndcg-``): as the fields of :class:`~rankeval.Conventions`.
 
         Returns
         -------
