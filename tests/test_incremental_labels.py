@@ -281,6 +281,17 @@ def test_the_cut_ranks_float32_ties_by_arrival():
         same(ev.compute(), oracle(rows, ["P@5"], preset))
 
 
+def test_one_measure_as_a_string_or_a_measure():
+    one = rankeval.parse_measure("nDCG@3")
+    for measures in ("nDCG@3", one, [one]):
+        ev = Evaluator.from_labels(measures)
+        ev.update(["q", "q"], labels=[0, 1], scores=[0.2, 0.1])
+        assert ev.compute().columns.tolist() == ["nDCG@3"]
+    ev = Evaluator({"q": {"a": 1}}, one)  # the qrels form too
+    ev.update(["q"], ["a"], [1.0])
+    assert ev.compute().loc["q", "nDCG@3"] == 1.0
+
+
 # --- the forms do not mix; bad input is refused -----------------------------------------
 
 

@@ -24,6 +24,7 @@ import pyarrow.compute as pc
 
 from ..io import qrels_table, run_table, tables
 from ..io.canonical import plain_ids
+from ..measures import Measure
 from .conventions import conventions as as_conventions
 from .core import check_needs, check_tie_averaging, measures_and_labels, with_gain
 from .groups import _array as _finite
@@ -42,15 +43,16 @@ class Evaluator:
     r"""Evaluate a ranker batch by batch, with the values of :func:`rankeval.evaluate`.
 
     Two forms, made by two constructors: ``Evaluator(qrels, measures)`` for
-    documents judged by qrels, and :meth:`Evaluator.from_labels` for rows that
-    carry their own relevance label (a learning-to-rank validation set).
+    documents judged by qrels, and
+    :meth:`Evaluator.from_labels <rankeval.Evaluator.from_labels>` for rows
+    that carry their own relevance label (a learning-to-rank validation set).
 
     Parameters
     ----------
     qrels : str, os.PathLike, dict, pandas.DataFrame or pyarrow.Table
         Relevance judgments, in any form :func:`rankeval.evaluate` takes; read
         once and held in memory. None raises a TypeError that points to
-        :meth:`from_labels`.
+        :meth:`~rankeval.Evaluator.from_labels`.
     measures : str, Measure or list of them
         As for :func:`rankeval.evaluate`.
     conventions : str or Conventions, optional
@@ -65,7 +67,7 @@ class Evaluator:
     ----------
     depth : int or None
         The deepest cut-off the state is cut back to, or None when every row
-        is kept (see Notes, and :meth:`from_labels` for the labels form).
+        is kept (see Notes, and :meth:`~rankeval.Evaluator.from_labels` for the labels form).
 
     Notes
     -----
@@ -93,8 +95,8 @@ class Evaluator:
     ``update`` calls (and of ``merge``: the other evaluator's rows come after).
 
     The two forms do not mix: ``update(..., labels=...)`` on an evaluator with
-    qrels, a document id list on one made by :meth:`from_labels`, and
-    :meth:`merge` of one form into the other raise a TypeError or ValueError
+    qrels, a document id list on one made by :meth:`~rankeval.Evaluator.from_labels`, and
+    :meth:`~rankeval.Evaluator.merge` of one form into the other raise a TypeError or ValueError
     (integer document ids and integer labels look alike: passing labels by
     keyword makes a mix-up an error, never a silent wrong number).
 
@@ -130,7 +132,8 @@ class Evaluator:
     def from_labels(cls, measures, conventions=None, **options) -> Evaluator:
         r"""An evaluator of rows that carry their own relevance labels: no qrels.
 
-        Each row of :meth:`update` ``(query_ids, labels=..., scores=...)`` is one
+        Each row given to :meth:`~rankeval.Evaluator.update`
+        ``(query_ids, labels=..., scores=...)`` is one
         judged, scored document of its query, as in a learning-to-rank
         validation set (LightGBM's and XGBoost's ``label`` and ``group``,
         torchmetrics' ``target``, ``preds`` and ``indexes``).
@@ -154,7 +157,7 @@ class Evaluator:
         Returns
         -------
         Evaluator
-            Its :meth:`update` takes ``labels=`` and ``scores=`` by keyword.
+            Its :meth:`~rankeval.Evaluator.update` takes ``labels=`` and ``scores=`` by keyword.
 
         Raises
         ------
@@ -172,8 +175,9 @@ class Evaluator:
         row is a judged document that the ranker scored, so there is no
         unjudged document and no judged document left unscored. Number the
         rows :math:`i = 0, 1, \ldots` in the order they arrive (the rows of
-        each :meth:`update` in order, the calls in order; :meth:`merge` puts
-        the other evaluator's rows after this one's). :meth:`compute` returns
+        each :meth:`~rankeval.Evaluator.update` in order, the calls in order;
+        :meth:`~rankeval.Evaluator.merge` puts the other evaluator's rows
+        after this one's). :meth:`~rankeval.Evaluator.compute` returns
         exactly :func:`rankeval.evaluate` on the qrels
         :math:`\{(q_i, d_i, \ell_i)\}` and the run :math:`\{(q_i, d_i, s_i)\}`,
         with the conventions given, where :math:`d_i` is a document id of
@@ -202,6 +206,14 @@ class Evaluator:
         nDCG; 1 for the measures bounded by [0, 1] with the ``lightgbm`` and
         ``xgboost`` presets).
 
+        **Why a second constructor.** ``Evaluator(qrels, measures)`` keeps its
+        meaning (a changed order of arguments would break every call of it),
+        and the line that makes an evaluator says which form it is;
+        ``Evaluator(None, measures)`` would say it less clearly. Labels are
+        given by keyword, and document ids by position, because both may be
+        integers: a mix-up raises a TypeError instead of scoring the labels as
+        document ids or the other way round.
+
         **State.** A query id, a row number, a score and a label per row. The
         rows below the deepest cut-off :math:`K = \max_m k_m` are the query's
         judgments too (its ideal list, its number of relevant documents, the
@@ -210,7 +222,7 @@ class Evaluator:
         ``score_precision="float"``), then by arrival, **plus every row with a
         label** :math:`> 0`; a row below the first :math:`K` with a label
         :math:`\le 0` is dropped, which changes no value when all of these
-        hold (:attr:`depth` is then :math:`K`, else None and every row is
+        hold (``depth`` is then :math:`K`, else None and every row is
         kept): every measure has a rank cut-off (``nDCG@10``, ``P@5``,
         ``AP@100``, ...; AP, nDCG, R-precision, bpref, NumRet and the other
         measures of the whole ranking read every row); ``ties`` is
@@ -256,7 +268,8 @@ class Evaluator:
         if c.ties == "average":
             check_tie_averaging(parsed)
         self._parsed = parsed
-        self._measures = [measures] if isinstance(measures, str) else list(measures)
+        one = isinstance(measures, (str, Measure))
+        self._measures = [measures] if one else list(measures)
         cuts = [m.cutoff if m.declaration.cutoff in _RANK_CUTOFFS else None for m in parsed]
         simple = c.ties == "trec_eval" and c.ideal == "judged" and not c.judged_only
         self.depth = max(cuts) if simple and all(k is not None for k in cuts) else None
@@ -270,7 +283,7 @@ class Evaluator:
         equal length; ids strings or integers, scores and labels finite numbers).
 
         With qrels: ``update(query_ids, doc_ids, scores)``. Made by
-        :meth:`from_labels`: ``update(query_ids, labels=..., scores=...)``,
+        :meth:`~rankeval.Evaluator.from_labels`: ``update(query_ids, labels=..., scores=...)``,
         labels and scores by keyword (a list in the place of ``doc_ids`` raises
         a TypeError: integer document ids and integer labels look alike).
 
@@ -348,8 +361,8 @@ class Evaluator:
         qrels, measures and conventions) to this one; returns self.
 
         In the labels form, ``other``'s rows come after this one's (which decides
-        ties, see :meth:`from_labels`); merging one evaluator twice counts its rows
-        twice."""
+        ties, see :meth:`~rankeval.Evaluator.from_labels`); merging one
+        evaluator twice counts its rows twice."""
         if not isinstance(other, Evaluator):
             raise TypeError(f"can merge only an Evaluator, got {type(other).__name__}")
         if other._labels != self._labels:
