@@ -191,8 +191,10 @@ class Evaluator:
         preset) as with ``ties="input"`` (LightGBM's and XGBoost's stable sort)
         **the earlier row ranks first** among equal scores, as in
         :func:`rankeval.evaluate_groups`. The values then depend on the order
-        of the rows only where a query has equal scores; ``ties="average"``
-        (scikit-learn) does not depend on it at all. A training loop that feeds
+        of the rows only where a query has equal scores; with
+        ``ties="average"`` (scikit-learn) they do not depend on it (but for the
+        last bit: a tied group's gains are summed in the order of its rows).
+        A training loop that feeds
         the validation set in a fixed order gets the same values every epoch,
         and LightGBM's when it feeds the rows in LightGBM's order.
 
