@@ -292,6 +292,19 @@ def test_one_measure_as_a_string_or_a_measure():
     assert ev.compute().loc["q", "nDCG@3"] == 1.0
 
 
+def test_a_worker_s_evaluator_pickles_and_merges():
+    import pickle
+
+    rows = make_rows(8)
+    measures = ["nDCG@10", "AP"]
+    half = len(rows) // 2
+    a = feed(Evaluator.from_labels(measures, conventions="xgboost"), rows[:half], [10])
+    b = feed(Evaluator.from_labels(measures, conventions="xgboost"), rows[half:], [10])
+    a = pickle.loads(pickle.dumps(a))
+    a.merge(pickle.loads(pickle.dumps(b)))
+    same(a.compute(), oracle(rows, measures, "xgboost"), exact=True)
+
+
 # --- the forms do not mix; bad input is refused -----------------------------------------
 
 
