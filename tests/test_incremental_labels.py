@@ -279,6 +279,10 @@ def test_the_cut_ranks_float32_ties_by_arrival():
         ev = feed(Evaluator.from_labels(["P@5"], conventions=preset), rows, range(60))
         assert ev.rows < 60 and ev.compute().loc["q", "P@5"] == want
         same(ev.compute(), oracle(rows, ["P@5"], preset))
+    # beyond float32's range scores become infinite and tie, without a warning
+    rows = [("q", 0, 1e39), ("q", 1, 1e40)] + [("q", 0, 0.5)] * 30
+    ev = feed(Evaluator.from_labels(["P@1"], conventions="pytrec_eval"), rows, range(32))
+    assert ev.rows < 32 and ev.compute().loc["q", "P@1"] == 0.0
 
 
 def test_one_measure_as_a_string_or_a_measure():

@@ -452,7 +452,8 @@ def _top_labels(table: pa.Table, depth: int, float32: bool) -> pa.Table:
     with a label > 0; in the order of arrival."""
     score = table.column("score")
     if float32:
-        score = pa.array(score.to_numpy().astype(np.float32))
+        with np.errstate(over="ignore"):  # beyond float32's range: +-inf, as evaluate ranks
+            score = pa.array(score.to_numpy().astype(np.float32))
     keys = pa.table({"q": table.column("query_id"), "s": score, "r": table.column("row")})
     order = pc.sort_indices(keys, sort_keys=[("q", "ascending"), ("s", "descending"),
                                              ("r", "ascending")])  # fmt: skip
