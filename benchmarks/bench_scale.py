@@ -339,6 +339,8 @@ def main(argv=None) -> int:  # noqa: C901 - one linear report
     p.add_argument("--batches", type=int, default=10_000)
     p.add_argument("--batch-rows", type=int, default=1000)
     p.add_argument("--dir", default="/tmp/rankeval_scale", help="where the data go (cached)")
+    p.add_argument("--parts", nargs="+", default=["files", "dicts", "scale", "update"],
+                   choices=["files", "dicts", "scale", "update"], help="tables to print")
     p.add_argument("--json", help="write the measurements here (benchmarks/plot_runs.py)")
     args = p.parse_args(argv)
     global _RUN_SCHEMA, _QRELS_SCHEMA
@@ -371,16 +373,17 @@ def main(argv=None) -> int:  # noqa: C901 - one linear report
         size = small["grouped"].stat().st_size / 2**20
         print(f"run {args.queries:,} x {args.depth:,} = {lines:,} lines, {size:.0f} MB "
               f"(made or found in {time.perf_counter() - t:.0f} s)\n", flush=True)
-        base = files_section(small, lines, args.processes, tmp, records, report, check)
+        if "files" in args.parts:
+            files_section(small, lines, args.processes, tmp, records, report, check)
         per_m = {}
-        for layout in ("grouped", "shuffled"):
+        for layout in ("grouped", "shuffled") if "scale" in args.parts else ():
             r = child(mode="evaluate", qrels=str(small["qrels"]), run=str(small[layout]),
                       measures=list(MEASURES), budget="default",
                       out=os.path.join(tmp, "x.pkl"))
             per_m[args.queries, layout] = (r, lines, size)
 
         dict_rows = []
-        for spec in args.dict_sizes:
+        for spec in args.dict_sizes if "dicts" in args.parts else ():
             q, d = (int(x) for x in spec.split("x"))
             paths = generate(directory, q, d)
             common = dict(qrels=str(paths["qrels"]), run=str(paths["grouped"]),
@@ -400,7 +403,7 @@ def main(argv=None) -> int:  # noqa: C901 - one linear report
             table("2. From dicts (in memory before the clock): one process per tool",
                   ["size", "call", "rankeval s", "pytrec_eval s", "ratio"], dict_rows, report)
 
-        if args.large_queries:
+        if args.large_queries and "scale" in args.parts:
             t = time.perf_counter()
             large = generate(directory, args.large_queries, args.depth)
             big_lines = args.large_queries * args.depth
@@ -421,13 +424,15 @@ def main(argv=None) -> int:  # noqa: C901 - one linear report
                     records.append(_record("rankeval", big_lines, r))
             check(frames)
         rows = []
-        for (q, layout), (r, n, mb) in per_m.items():
+        for (q, layout), (r, n, mb) in per_m.items():  # (empty without "scale")
             rows.append((f"{q:,} x {args.depth:,} {layout}", f"{mb:,.0f}", f"{r['time']:.1f}",
                          f"{r['time'] / n * 1e6:.3f}", f"{r['peak_mb']:.0f}"))
-        table("3. Scale: evaluate(qrels_path, run_path, measures), default budget 512MB, "
-              "one process each",
-              ["run", "file MB", "time s", "s per M lines", "peak MB"], rows, report)
-
+        if rows:
+            table("3. Scale: evaluate(qrels_path, run_path, measures), default budget 512MB, "
+                  "one process each",
+                  ["run", "file MB", "time s", "s per M lines", "peak MB"], rows, report)
+        if "update" not in args.parts:
+            return _finish(args, problems, records)
         u = child(mode="update", qrels=str(small["qrels"]), measures=CUT_MEASURES,
                   batches=args.batches, rows=args.batch_rows)
         n = args.batches * args.batch_rows
@@ -436,7 +441,10 @@ def main(argv=None) -> int:  # noqa: C901 - one linear report
               ["update s", "M rows/s", "compute s", "rows held", "peak MB"],
               [(f"{u['time']:.2f}", f"{n / u['time'] / 1e6:.2f}", f"{u['compute']:.2f}",
                 f"{u['rows_held']:,}", f"{u['peak_mb']:.0f}")], report)
-    del base
+    return _finish(args, problems, records)
+
+
+def _finish(args, problems, records) -> int:
     print("checks: " + ("every rankeval frame equal to the last bit to the whole-file one "
                         "of its size; means equal to pytrec_eval's to 1e-12"
                         if not problems else "; ".join(problems)))
