@@ -357,4 +357,4 @@ def test_partition_of_is_fixed_and_total():
     assert parts[1] == parts[-1] and ((parts >= 0) & (parts < 5)).all()
     assert partition_of(pa.array(ids).cast(pa.large_string()), 5).tolist() == parts.tolist()
     # SplitMix64 over the NUL-padded words: fixed numbers
-    assert partition_of(pa.array(["q1", "q2"]), 1000).tolist() == [819, 717]
+    assert partition_of(pa.array(["q1", "q2"]), 1000).tolist() == [819, 145]
