@@ -176,16 +176,18 @@ def _grouped_pass(batches, state) -> None:
             continue
         ids = table.column("query_id").combine_chunks()
         starts = _run_starts(ids)
-        heads = ids.take(pa.array(starts)).to_pylist()
+        head_ids = ids.take(pa.array(starts))
+        heads = head_ids.to_pylist()
         if len(set(heads)) < len(heads) or not state.seen.isdisjoint(heads[:-1]) \
                 or heads[-1] in state.seen:
             raise _Ungrouped
         last = int(starts[-1])
         if last:
-            state.score_queries(table.slice(0, last))
+            state.score_queries(table.slice(0, last), head_ids.slice(0, len(heads) - 1))
         carry = table.slice(last)
+        carry_id = head_ids.slice(len(heads) - 1)
     if carry is not None and carry.num_rows:
-        state.score_queries(carry)
+        state.score_queries(carry, carry_id)
 
 
 def _run_starts(ids: pa.Array) -> np.ndarray:
@@ -231,11 +233,13 @@ class _State:
     def reset(self):
         self.frames, self.in_run, self.seen, self.run_queries = [], [], set(), 0
 
-    def score_queries(self, table: pa.Table) -> None:
-        """Score the whole queries of ``table`` (every row of each query is in it)."""
+    def score_queries(self, table: pa.Table, queries: pa.Array | None = None) -> None:
+        """Score the whole queries of ``table`` (every row of each query is in it);
+        ``queries``, their distinct ids, if known."""
         from ..io import run_table
 
-        queries = pc.unique(table.column("query_id"))
+        if queries is None:
+            queries = pc.unique(table.column("query_id"))
         self.run_queries += len(queries)
         self.seen.update(queries.to_pylist())
         sub = self.judgments_of(queries)
