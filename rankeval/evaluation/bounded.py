@@ -140,7 +140,8 @@ def evaluate_bounded(score, qrels, run, measures, chosen: Conventions, budget: i
                     except _Ungrouped:
                         state.reset()
                         size = source_size(path)
-                        if whole is not None and whole * _FIT_FACTOR <= budget:
+                        if partitions is None and whole is not None \
+                                and whole * _FIT_FACTOR <= budget:
                             return score(q, run, measures, conventions=chosen, max_memory=None)
                         n = partitions or _partition_count(size, budget)
                         parts = os.path.join(tmp, "parts")
@@ -152,13 +153,29 @@ def evaluate_bounded(score, qrels, run, measures, chosen: Conventions, budget: i
                             with pa.OSFile(part) as source:  # read, not mapped: freed after
                                 table = pa.ipc.open_file(source).read_all()
                             os.remove(part)
-                            state.score_queries(table)
+                            state.score_queries(_by_query_and_score(table, chosen))
                             del table
                             release_memory()
                     break
                 except NotUsual:
                     state.reset()
     return state.finish()
+
+
+def _by_query_and_score(table: pa.Table, chosen: Conventions) -> pa.Table:
+    """The rows of a partition grouped by query, best score first, equal scores in file
+    order (a stable sort): the order a system writes a run in, which the ranking then
+    takes without a sort of its own (and the search for a document listed twice without
+    one either). Scores are compared as the ranking compares them (as 32-bit floats
+    with ``score_precision="float"``), so that its ties stay in file order and the
+    values are those of the partition as read."""
+    codes = pc.dictionary_encode(table.column("query_id")).combine_chunks().indices
+    scores = table.column("score").to_numpy()
+    if chosen.score_precision == "float":
+        with np.errstate(over="ignore"):
+            scores = scores.astype(np.float32).astype(np.float64)
+    order = np.lexsort((np.negative(scores), codes.to_numpy(zero_copy_only=False)))
+    return table.take(pa.array(order))
 
 
 def _partition_count(size: int | None, budget: int) -> int:
