@@ -36,7 +36,7 @@ import numpy as np
 from .io.canonical import canonical_table
 from .metrics.validation import check_choice, check_k, check_threshold
 
-__all__ = ["RankedRun", "rank_run", "release_memory", "check_options"]
+__all__ = ["RankedRun", "rank_run", "release_memory", "check_options", "by_query_and_score"]
 
 TIES = ("trec_eval", "input", "average")
 IDEAL = ("judged", "retrieved")
@@ -614,10 +614,24 @@ def _rank_order(q, s, rows, ties: str, n_distinct: int) -> np.ndarray:
         descending[-1] = True
         if descending.all():
             return _move_blocks(q, *blocks)
-    # NumPy's lexsort is stable (equal keys keep the input order, ``rows`` ascending),
-    # so its result is the one order, whatever the CPU; about half of Arrow's multi-key
-    # sort_indices' time here. -0.0 ties 0.0, as the comparison of scores does.
-    return np.lexsort((np.negative(s), q)).astype(np.intp, copy=False)
+    return by_query_and_score(q, s)
+
+
+def by_query_and_score(q: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """The stable order of rows by query code ``q`` ascending, then score ``s``
+    descending: rows of equal query and score keep their input order.
+
+    Two stable NumPy sorts (by score, then by query; the result is
+    ``np.lexsort((-s, q))``, the one stable order whatever the CPU): query codes that
+    fit in 16 bits take NumPy's radix sort, which makes it about half of ``lexsort``'s
+    time and a third of Arrow's multi-key ``sort_indices``'. ``-0.0`` ties ``0.0``, as
+    the comparison of scores does.
+    """
+    by_score = np.argsort(np.negative(s), kind="stable")
+    keys = q[by_score]
+    if keys.size and 0 <= keys.min() and keys.max() < 2**15:
+        keys = keys.astype(np.int16)
+    return by_score[np.argsort(keys, kind="stable")].astype(np.intp, copy=False)
 
 
 def check_options(*, threshold, ties, judged_only, missing, ideal, score_precision, grades,

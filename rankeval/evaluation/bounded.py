@@ -69,7 +69,7 @@ from ..io.stream import (
     source_size,
     spooled,
 )
-from ..ranking import release_memory
+from ..ranking import by_query_and_score, release_memory
 from .conventions import Conventions
 
 __all__ = ["parse_memory", "evaluate_bounded", "DEFAULT_MEMORY"]
@@ -174,7 +174,7 @@ def _by_query_and_score(table: pa.Table, chosen: Conventions) -> pa.Table:
     if chosen.score_precision == "float":
         with np.errstate(over="ignore"):
             scores = scores.astype(np.float32).astype(np.float64)
-    order = np.lexsort((np.negative(scores), codes.to_numpy(zero_copy_only=False)))
+    order = by_query_and_score(codes.to_numpy(zero_copy_only=False), scores)
     return table.take(pa.array(order))
 
 
