@@ -380,3 +380,15 @@ def test_partitions_keep_float32_ties_in_file_order(tmp_path, ties):
                               as_conventions(None, **options), 1 << 20, block=300,
                               partitions=3)
     equal(got, expected)
+
+
+@pytest.mark.parametrize("shuffle", [None, 8])
+def test_streams_a_compressed_run(tmp_path, stream_always, shuffle):
+    import gzip
+
+    qrels, run = make_data(9, n_queries=50)
+    path = write_run(tmp_path / "run.txt", run, shuffle)
+    packed = tmp_path / "run.txt.gz"
+    packed.write_bytes(gzip.compress(path.read_bytes()))
+    expected = rankeval.evaluate(qrels, str(path), MEASURES, max_memory=None)
+    equal(rankeval.evaluate(qrels, str(packed), MEASURES, max_memory="1MB"), expected)
