@@ -385,7 +385,7 @@ def test_tied_signed_zeros_keep_their_own_scores():
                                                                    3.0, 1.5 + 1e-12])),
                 max_size=60))
 def test_by_query_and_score_is_the_stable_order(rows):
-    """Two stable sorts (radix for 16-bit codes) give lexsort's order: query ascending,
+    """Arrow's stable sort gives lexsort's order: query ascending,
     score descending, equal scores (-0.0 with 0.0) in input order."""
     from rankeval.ranking import by_query_and_score
 
