@@ -443,6 +443,103 @@ _CONVERT_ROWS = 1 << 16
 
 
 def from_mapping(data: Mapping, kind: str) -> pa.Table:
+    """``{query_id: {doc_id: value}}`` (or lists and sets of ids) as the canonical table.
+
+    Python objects are read by Arrow's and NumPy's converters, never one by one
+    in Python: the documents of a batch of whole queries (about
+    ``_CONVERT_ROWS``) are chained into one list, whose ids and values Arrow
+    converts; query codes come from ``np.repeat`` over the queries' lengths;
+    a list run's scores (``n - i + 1``) are one NumPy expression. Only a
+    failed conversion goes element by element, to name the culprit. A dict's
+    keys are unique, so a run or qrels of dicts skips the duplicate search.
+    """
+    queries, inner, lengths, plain = _queries_with_documents(data, kind)
+    all_mappings = plain is not None
+    n = int(lengths.sum())
+    qcodes = np.repeat(np.arange(len(queries), dtype=np.int32), lengths)
+    starts = np.cumsum(lengths) - lengths
+    ends = starts + lengths
+
+    def describe_query(i):
+        return f"{kind} query id {queries[i]!r}"
+
+    def describe_doc(row):
+        q = int(qcodes[row])
+        return f"{kind}[{queries[q]!r}], document {row - int(starts[q]) + 1}"
+
+    query_values = _id_array(queries, describe_query)
+    # batches of whole queries, about _CONVERT_ROWS documents each: [cuts[i], cuts[i + 1])
+    cuts = np.unique(
+        np.concatenate(
+            ([0], np.searchsorted(ends, np.arange(_CONVERT_ROWS, n, _CONVERT_ROWS)) + 1,
+             [len(inner)])
+        ).clip(0, len(inner))
+    ).tolist()  # fmt: skip
+    batches = list(zip(cuts[:-1], cuts[1:], strict=True))
+    parts = []
+    for a, b in batches:
+        row = int(starts[a])
+        batch = list(chain.from_iterable(inner[a:b]))
+        if parts:  # the batch's first id is of the kind of the first batch's ids
+            first_is_str, x = pa.types.is_string(parts[0].type), batch[0]
+            if not (isinstance(x, str) if first_is_str else _is_int(x)):
+                raise TypeError(
+                    f"{describe_doc(row)}: ids must be all strings or all integers (the "
+                    f"first is {'str' if first_is_str else 'int'}); got "
+                    f"{type(x).__name__} {x!r}"
+                )
+        parts.append(_id_array(batch, lambda i, row=row: describe_doc(row + i)))
+        del batch
+    docs_array = pa.chunked_array(parts, type=parts[0].type if parts else pa.string())
+    values = np.empty(n, dtype=np.float64)
+    if all_mappings:
+        for a, b in batches:
+            lo, hi = int(starts[a]), int(ends[b - 1])
+            values[lo:hi] = _dict_values(inner[a:b], queries[a:b], kind, hi - lo, plain)
+    else:
+        # lists and sets: grade 1 (qrels); position i of n scores n - i + 1 (run)
+        if kind == "qrels":
+            values.fill(1.0)
+        else:
+            np.subtract(np.repeat(ends, lengths), np.arange(n), out=values, casting="unsafe")
+        for i, docs in enumerate(inner):
+            if isinstance(docs, Mapping):
+                lo, hi = int(starts[i]), int(ends[i])
+                values[lo:hi] = _dict_values([docs], [queries[i]], kind, hi - lo, False)
+    if len(query_values) and len(queries):
+        query_ids = pa.DictionaryArray.from_arrays(pa.array(qcodes), query_values)
+    else:
+        query_ids = pa.array([], query_values.type)
+    table = pa.table({"query_id": query_ids, "doc_id": docs_array, VALUE[kind]: values})
+
+    def where(row, other=None):
+        q = queries[int(qcodes[row])]
+        if other is None:
+            return f"{kind}[{q!r}][{docs_array[row].as_py()!r}]"
+        return (
+            f"{kind}[{q!r}], positions {row - int(starts[qcodes[row]]) + 1} and "
+            f"{other - int(starts[qcodes[other]]) + 1}"
+        )
+
+    return finish(table, kind, where, unique=all_mappings)
+
+
+def _queries_with_documents(data: Mapping, kind: str):
+    """``(queries, inner, lengths, plain)``: the queries that have at least one
+    document, their dicts, lists or sets (NumPy arrays as lists), the number of
+    documents of each (int64), and ``plain``: True if every one is a ``dict``,
+    False if every one is a mapping of another kind, None if some are lists or
+    sets. A query with no document has no row (``{q: {}}``, ``{q: []}``)."""
+    inner = list(data.values())
+    if set(map(type, inner)) <= {dict}:  # the usual case: no check per query needed
+        lengths = np.fromiter(map(len, inner), np.int64, len(inner))
+        queries = list(data)
+        if not lengths.all():
+            keep = np.flatnonzero(lengths)
+            queries = [queries[i] for i in keep.tolist()]
+            inner = [inner[i] for i in keep.tolist()]
+            lengths = lengths[keep]
+        return queries, inner, lengths, True
     what = WHAT[kind]
     queries, inner = [], []
     all_mappings = True
@@ -468,71 +565,7 @@ def from_mapping(data: Mapping, kind: str) -> pa.Table:
             queries.append(q)
             inner.append(docs)
     lengths = np.fromiter(map(len, inner), np.int64, len(inner))
-    n = int(lengths.sum())
-    qcodes = np.repeat(np.arange(len(queries), dtype=np.int32), lengths)
-    starts = np.cumsum(lengths) - lengths
-
-    def describe_query(i):
-        return f"{kind} query id {queries[i]!r}"
-
-    def describe_doc(row):
-        q = int(qcodes[row])
-        return f"{kind}[{queries[q]!r}], document {row - int(starts[q]) + 1}"
-
-    query_values = _id_array(queries, describe_query)
-    # batches of whole queries, about _CONVERT_ROWS documents each: [cuts[i], cuts[i + 1])
-    ends = starts + lengths
-    cuts = np.unique(
-        np.concatenate(
-            ([0], np.searchsorted(ends, np.arange(_CONVERT_ROWS, n, _CONVERT_ROWS)) + 1,
-             [len(inner)])
-        ).clip(0, len(inner))
-    )  # fmt: skip
-    parts = []
-    for a, b in zip(cuts[:-1].tolist(), cuts[1:].tolist(), strict=True):
-        row = int(starts[a])
-        batch = list(chain.from_iterable(inner[a:b]))
-        if parts:  # the batch's first id is of the kind of the first batch's ids
-            first_is_str, x = pa.types.is_string(parts[0].type), batch[0]
-            if not (isinstance(x, str) if first_is_str else _is_int(x)):
-                raise TypeError(
-                    f"{describe_doc(row)}: ids must be all strings or all integers (the "
-                    f"first is {'str' if first_is_str else 'int'}); got "
-                    f"{type(x).__name__} {x!r}"
-                )
-        parts.append(_id_array(batch, lambda i, row=row: describe_doc(row + i)))
-    docs_array = pa.chunked_array(parts, type=parts[0].type if parts else pa.string())
-    if all_mappings:
-        values = np.empty(n, dtype=np.float64)
-        for a, b in zip(cuts[:-1].tolist(), cuts[1:].tolist(), strict=True):
-            lo, hi = int(starts[a]), int(ends[b - 1])
-            values[lo:hi] = _dict_values(inner[a:b], queries[a:b], kind, hi - lo)
-    else:
-        values = np.empty(n, dtype=np.float64)
-        for i, docs in enumerate(inner):
-            lo, hi = int(starts[i]), int(starts[i] + lengths[i])
-            if isinstance(docs, Mapping):
-                values[lo:hi] = _dict_values([docs], [queries[i]], kind, hi - lo)
-            elif kind == "qrels":
-                values[lo:hi] = 1.0
-            else:
-                values[lo:hi] = np.arange(hi - lo, 0, -1)
-    if len(query_values) and len(queries):
-        query_ids = pa.DictionaryArray.from_arrays(pa.array(qcodes), query_values)
-    else:
-        query_ids = pa.array([], query_values.type)
-    table = pa.table({"query_id": query_ids, "doc_id": docs_array, VALUE[kind]: values})
-
-    def where(row, other=None):
-        q = queries[int(qcodes[row])]
-        if other is None:
-            return f"{kind}[{q!r}][{docs_array[row].as_py()!r}]"
-        return (
-            f"{kind}[{q!r}], positions {row - int(starts[qcodes[row]]) + 1} and "
-            f"{other - int(starts[qcodes[other]]) + 1}"
-        )
-
-    return finish(table, kind, where, unique=all_mappings)
+    return queries, inner, lengths, (False if all_mappings else None)
 
 
 def from_subtopic_mapping(data: Mapping) -> pa.Table:
@@ -583,9 +616,13 @@ def from_subtopic_mapping(data: Mapping) -> pa.Table:
     return finish(table, "subtopics", where)
 
 
-def _dict_values(inner, queries, kind: str, n: int) -> np.ndarray:
-    """The values of dicts ``inner``, in order, as float64 (numbers only, no strings)."""
-    flat = list(chain.from_iterable(d.values() for d in inner))
+def _dict_values(inner, queries, kind: str, n: int, plain: bool) -> np.ndarray:
+    """The values of dicts ``inner``, in order, as float64 (numbers only, no strings).
+
+    ``plain``: every one of ``inner`` is a ``dict`` (its values are read by
+    ``dict.values`` without a Python call per dict)."""
+    views = map(dict.values, inner) if plain else (d.values() for d in inner)
+    flat = list(chain.from_iterable(views))
     try:
         array = pa.array(flat, type=pa.float64())
         if not array.null_count:
