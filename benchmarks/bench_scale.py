@@ -1,26 +1,42 @@
-"""Benchmark: evaluating run files in bounded memory, and the incremental Evaluator.
+"""Benchmark for issue 41: runs larger than memory, dicts, and the incremental Evaluator,
+printed side by side in one run.
 
-Generates a seeded TREC run of ``Q x D`` lines (variable-length query and document
-ids, scores rounded so that ties occur) in two layouts, **grouped** by query (as TREC
-runs are written) and **shuffled**, and qrels of 100 judgments per query (some
-unjudged). Then, each in a fresh Python process, reports the time and the peak
-resident memory (``ru_maxrss``: interpreter, imports, data and work) of
+The data come from this script's generator (seeded, vectorised, written in slices):
+MS MARCO-like runs of ``Q x D`` lines, query and document ids of 1 to 8 digits (longer
+ones more often), scores with 4 decimals sorted best first within each query (some tie),
+and qrels of ``min(30, D)`` judged retrieved documents (grades 0-3) plus 10 judged
+documents never retrieved, per query. Each run is written twice: **grouped** by query
+(as TREC runs are written) and **shuffled** (every line in a random order).
 
-- ``evaluate(qrels, run_path, measures)``: the whole run read at once;
-- the same with ``max_memory="512MB"`` (grouped: one streaming pass; shuffled: a
-  partitioning pass through temporary Arrow IPC files, then one partition at a time);
-- ``Evaluator.update`` on ``--batches`` batches of ``--batch-rows`` rows (random
-  queries among ``Q``, a new document per row), with cut-off measures only, so that its
-  state is truncated to depth 10; the time counts the ``update`` calls only (not the
-  making of the batches), and ``compute`` is timed apart.
+Tables printed (each measurement in a fresh Python process; time is that of the one
+call, after ``import pandas, pyarrow``; memory is the process's peak resident memory,
+``VmHWM``: interpreter, imports, data and work; the median time and the largest peak
+over ``--processes`` processes):
 
-Every bounded result is checked equal (to the last bit) to the in-memory one. One run
-of each, no repeats: the numbers are as noisy as the machine. No timed tests use this.
+1. **Files, 7,000 x 1,000** (about 245 MB): pytrec_eval (``parse_qrel`` + ``parse_run``
+   + ``RelevanceEvaluator.evaluate``) against ``rankeval.evaluate(qrels_path, run_path,
+   measures)`` with its default budget (``max_memory="512MB"``: streamed) and with
+   ``max_memory=None`` (read at once), grouped and shuffled; the ratios to pytrec_eval
+   (targets: at most 0.25x its time, 0.5x its peak memory).
+2. **Dicts** (``{query: {doc: value}}`` already in memory, parsed before the clock), at
+   10,000 x 100 and 7,000 x 1,000: the first call and the best of 3 further calls of
+   each tool in one process (target: at most 1.0x pytrec_eval's time).
+3. **Scale**: 70,000 x 1,000 (about 2.5 GB) grouped and shuffled, with the default
+   budget (target: peak under 1.5 GB), and the time per million lines next to the
+   7,000 x 1,000 runs' (cost should grow linearly).
+4. **Evaluator.update**: ``--batches`` batches of ``--batch-rows`` rows (random queries,
+   a new document per row; cut-off measures only, so the state is cut to depth 10);
+   the time counts the ``update`` calls only, ``compute`` is timed apart.
+
+Every rankeval result is checked equal, to the last bit, to the whole-file one of its
+size (and the means to pytrec_eval's to 1e-12). The measures: nDCG@10, AP, RR, P@10,
+R@100. No timed test uses any of this.
 
 Usage::
 
-    python benchmarks/bench_scale.py                     # 7,000 x 1,000
-    python benchmarks/bench_scale.py --queries 1000 --batches 1000
+    python benchmarks/bench_scale.py                    # everything (about 25 min)
+    python benchmarks/bench_scale.py --large-queries 0  # without the 70,000 x 1,000 run
+    python benchmarks/bench_scale.py --json benchmarks/scale.json   # for plot_runs.py
 """
 
 from __future__ import annotations
@@ -28,159 +44,417 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import platform
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
 
-MEASURES = ["nDCG@10", "AP", "RR", "P@10", "R@100"]
+REPO = Path(__file__).resolve().parents[1]
+MEASURES = {  # rankeval -> pytrec_eval
+    "nDCG@10": "ndcg_cut_10", "AP": "map", "RR": "recip_rank", "P@10": "P_10",
+    "R@100": "recall_100",
+}  # fmt: skip
 CUT_MEASURES = ["nDCG@10", "P@10", "RR@10"]
 
 
-def generate(directory: str, n_queries: int, depth: int, seed: int = 0):
+# --- data ---------------------------------------------------------------------------------
+
+
+def _ids(rng, n: int):
+    """``n`` integers of 1 to 8 digits (not distinct), longer ones more often."""
+    import numpy as np
+
+    digits = rng.choice(np.arange(1, 9), size=n,
+                        p=[0.01, 0.02, 0.04, 0.08, 0.15, 0.2, 0.25, 0.25])
+    low = np.where(digits == 1, 0, 10 ** (digits - 1))
+    return rng.integers(low, 10**digits)
+
+
+def _slice(rng, first: int, n_queries: int, depth: int, qnum):
+    """Run and qrels tables of queries ``first .. first + n_queries - 1``."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
+
+    need = depth + 10  # retrieved + judged but never retrieved
+    draw = int(need * 1.1) + 8
+    cand = _ids(rng, n_queries * draw).reshape(n_queries, draw)
+    # distinct within each query: keep each id's first draw, in draw order
+    order = np.argsort(cand, axis=1, kind="stable")
+    ranked = np.take_along_axis(cand, order, axis=1)
+    first_seen = np.ones_like(ranked, dtype=bool)
+    first_seen[:, 1:] = ranked[:, 1:] != ranked[:, :-1]
+    keep = np.zeros_like(first_seen)
+    np.put_along_axis(keep, order, first_seen, axis=1)
+    docs = np.empty((n_queries, need), dtype=np.int64)
+    for i in range(n_queries):  # one short vector per query; 10**9 + i: never drawn
+        row = cand[i][keep[i]][:need]
+        if row.size < need:
+            row = np.concatenate([row, 10**9 + np.arange(need - row.size)])
+        docs[i] = row
+    scores = np.round(rng.gamma(2.0, 3.0, size=(n_queries, depth)), 4)
+    scores = -np.sort(-scores, axis=1)  # best first
+    qids = pc.cast(pa.array(qnum[first : first + n_queries]), pa.string())
+    q_of_row = pa.array(np.repeat(np.arange(n_queries), depth))
+    run = pa.table({
+        "q": qids.take(q_of_row), "it": pa.array(np.full(n_queries * depth, "Q0")),
+        "d": pc.cast(pa.array(docs[:, :depth].ravel()), pa.string()),
+        "r": pa.array(np.tile(np.arange(1, depth + 1), n_queries)),
+        "s": pc.cast(pa.array(scores.ravel()), pa.string()),
+        "tag": pa.array(np.full(n_queries * depth, "bench")),
+    })
+    judged_n = min(30, depth)
+    pick = np.argsort(rng.random((n_queries, depth)), axis=1)[:, :judged_n]
+    judged = np.concatenate([np.take_along_axis(docs[:, :depth], pick, axis=1),
+                             docs[:, depth:]], axis=1)
+    grades = np.concatenate([
+        rng.choice(4, size=(n_queries, judged_n), p=[0.5, 0.25, 0.15, 0.1]),
+        rng.integers(1, 4, size=(n_queries, 10))], axis=1)
+    width = judged.shape[1]
+    qrels = pa.table({
+        "q": qids.take(pa.array(np.repeat(np.arange(n_queries), width))),
+        "it": pa.array(np.full(n_queries * width, "0")),
+        "d": pc.cast(pa.array(judged.ravel()), pa.string()),
+        "g": pa.array(grades.ravel()),
+    })
+    return run, qrels
+
+
+def generate(directory: Path, n_queries: int, depth: int, seed: int = 0) -> dict:
+    """Write ``qrels``, ``grouped`` and ``shuffled`` files (cached by size); their paths."""
+    import numpy as np
+    import pyarrow as pa
     import pyarrow.csv as pacsv
 
+    stem = directory / f"scale_{n_queries}x{depth}"
+    paths = {k: Path(f"{stem}_{k}.txt") for k in ("qrels", "grouped", "shuffled")}
+    if all(p.exists() for p in paths.values()):
+        return paths
+    directory.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)
-    qnum = rng.choice(10**7, size=n_queries, replace=False)
-    qids = pc.cast(pa.array(qnum), pa.string())
-    rows = np.arange(n_queries * depth, dtype=np.int64)
-    q = np.repeat(np.arange(n_queries), depth)
-    docnum = (rows * 2654435761) % 10**9  # a bijection: no document twice
-    docs = pc.binary_join_element_wise("D", pc.cast(pa.array(docnum), pa.string()), "")
-    scores = np.round(rng.normal(size=rows.size), 3)
-    rank = np.tile(np.arange(1, depth + 1), n_queries)
-
-    def write(path, table):
-        pacsv.write_csv(table, path, pacsv.WriteOptions(include_header=False, delimiter=" ",
-                                                        quoting_style="none"))
-
-    run = pa.table({"q": qids.take(pa.array(q)), "it": pa.array(["Q0"] * rows.size),
-                    "d": docs, "r": pa.array(rank), "s": pa.array(scores),
-                    "tag": pa.array(["bench"] * rows.size)})
-    paths = {"grouped": os.path.join(directory, "run_grouped.txt"),
-             "shuffled": os.path.join(directory, "run_shuffled.txt")}
-    write(paths["grouped"], run)
-    write(paths["shuffled"], run.take(pa.array(rng.permutation(rows.size))))
-    del run
-    # qrels: 80 judged documents of the run per query (from the top 300) + 20 unjudged
-    judged_rank = np.concatenate([rng.choice(min(depth, 300), size=min(80, depth),
-                                             replace=False) for _ in range(n_queries)])
-    jq = np.repeat(np.arange(n_queries), min(80, depth))
-    jdocs = docs.take(pa.array(jq * depth + judged_rank))
-    extra = pc.binary_join_element_wise("U", pc.cast(pa.array(np.arange(n_queries * 20)),
-                                                     pa.string()), "")
-    qrels = pa.table({
-        "q": pa.concat_arrays([qids.take(pa.array(jq)),
-                               qids.take(pa.array(np.repeat(np.arange(n_queries), 20)))]),
-        "it": pa.array(["0"] * (len(jq) + n_queries * 20)),
-        "d": pa.concat_arrays([jdocs, extra]),
-        "g": pa.array(rng.integers(0, 4, size=len(jq) + n_queries * 20)),
-    })
-    paths["qrels"] = os.path.join(directory, "qrels.txt")
-    write(paths["qrels"], qrels)
+    qnum = rng.permutation(np.unique(_ids(rng, 3 * n_queries)))[:n_queries]
+    while qnum.size < n_queries:  # (only for a very large n_queries)
+        qnum = np.unique(np.concatenate([qnum, _ids(rng, n_queries)]))[:n_queries]
+    options = pacsv.WriteOptions(include_header=False, delimiter=" ", quoting_style="none")
+    step = max(1, 2_000_000 // depth)
+    runs = []
+    with pacsv.CSVWriter(f"{paths['grouped']}.tmp", _RUN_SCHEMA, write_options=options) \
+            as grouped, pacsv.CSVWriter(f"{paths['qrels']}.tmp", _QRELS_SCHEMA,
+                                        write_options=options) as qrels:
+        for first in range(0, n_queries, step):
+            run, judged = _slice(rng, first, min(step, n_queries - first), depth, qnum)
+            grouped.write_table(run.cast(_RUN_SCHEMA))
+            qrels.write_table(judged.cast(_QRELS_SCHEMA))
+            runs.append(run.cast(_RUN_SCHEMA))
+    whole = pa.concat_tables(runs).combine_chunks()
+    del runs
+    order = rng.permutation(whole.num_rows)
+    with pacsv.CSVWriter(f"{paths['shuffled']}.tmp", _RUN_SCHEMA, write_options=options) as out:
+        for start in range(0, order.size, 2_000_000):
+            out.write_table(whole.take(pa.array(order[start : start + 2_000_000])))
+    for p in paths.values():
+        os.replace(f"{p}.tmp", p)
     return paths
 
+
+def _schemas():
+    import pyarrow as pa
+
+    run = pa.schema([("q", pa.string()), ("it", pa.string()), ("d", pa.string()),
+                     ("r", pa.int64()), ("s", pa.string()), ("tag", pa.string())])
+    qrels = pa.schema([("q", pa.string()), ("it", pa.string()), ("d", pa.string()),
+                       ("g", pa.int64())])
+    return run, qrels
+
+
+_RUN_SCHEMA = _QRELS_SCHEMA = None
+
+
+# --- workers: one measurement in a fresh process -----------------------------------------
 
 CHILD = r"""
 import json, sys, time
 args = json.loads(sys.argv[1])
 import pandas, pyarrow, pyarrow.csv  # imports are not timed
-import rankeval
-import rankeval.evaluation.runs
-t0 = time.perf_counter()
-if args["mode"] == "update":
+def peak():
+    # VmHWM, not ru_maxrss: Linux keeps ru_maxrss across execve
+    with open("/proc/self/status") as f:
+        return int(next(l for l in f if l.startswith("VmHWM:")).split()[1]) / 1024
+mode = args["mode"]
+out = {}
+if mode == "pytrec_eval":
+    import pytrec_eval
+    names = set(args["pytrec"])
+    t0 = time.perf_counter()
+    with open(args["qrels"]) as f:
+        qrels = pytrec_eval.parse_qrel(f)
+    with open(args["run"]) as f:
+        run = pytrec_eval.parse_run(f)
+    result = pytrec_eval.RelevanceEvaluator(qrels, names).evaluate(run)
+    out["time"] = time.perf_counter() - t0
+    n = len(result)
+    out["means"] = {m: sum(r[m] for r in result.values()) / n for m in names}
+elif mode in ("dicts-rankeval", "dicts-pytrec_eval"):
+    def parse(path, kind):
+        d = {}
+        with open(path) as f:
+            for line in f:
+                x = line.split()
+                if kind == "qrels":
+                    d.setdefault(x[0], {})[x[2]] = int(x[3])
+                else:
+                    d.setdefault(x[0], {})[x[2]] = float(x[4])
+        return d
+    qrels, run = parse(args["qrels"], "qrels"), parse(args["run"], "run")
+    if mode == "dicts-rankeval":
+        import rankeval
+        call = lambda: rankeval.evaluate(qrels, run, args["measures"])
+    else:
+        import pytrec_eval
+        names = set(args["pytrec"])
+        call = lambda: pytrec_eval.RelevanceEvaluator(qrels, names).evaluate(run)
+    out["before_mb"] = peak()
+    t = time.perf_counter(); call(); out["time"] = time.perf_counter() - t
+    warm = []
+    for _ in range(3):
+        t = time.perf_counter(); call(); warm.append(time.perf_counter() - t)
+    out["warm"] = min(warm)
+elif mode == "update":
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
+    import rankeval
     qrels = rankeval.read_qrels(args["qrels"], as_table=True)
     qids = pc.unique(qrels.column("query_id"))
     ev = rankeval.Evaluator(qrels, args["measures"])
     rng = np.random.default_rng(1)
     spent = 0.0
-    n, rows = args["batches"], args["rows"]
-    for b in range(n):
+    rows = args["rows"]
+    for b in range(args["batches"]):
         q = qids.take(pa.array(rng.integers(0, len(qids), size=rows)))
-        d = pa.array([f"D{b}-{i}" for i in range(rows)])
+        d = pc.binary_join_element_wise(f"B{b}-", pc.cast(pa.array(np.arange(rows)),
+                                                         pa.string()), "")
         s = pa.array(np.round(rng.normal(size=rows), 3))
         t = time.perf_counter()
         ev.update(q, d, s)
         spent += time.perf_counter() - t
     t = time.perf_counter()
     frame = ev.compute()
-    out = {"time": spent, "compute": time.perf_counter() - t, "rows_held": ev.rows,
-           "queries": len(frame)}
+    out.update(time=spent, compute=time.perf_counter() - t, rows_held=ev.rows,
+               queries=len(frame))
 else:
-    options = {} if args["mode"] == "memory" else {"max_memory": args["budget"]}
+    import rankeval
+    options = {} if args["budget"] == "default" else {"max_memory": args["budget"]}
+    t0 = time.perf_counter()
     frame = rankeval.evaluate(args["qrels"], args["run"], args["measures"], **options)
-    out = {"time": time.perf_counter() - t0, "queries": len(frame)}
+    out["time"] = time.perf_counter() - t0
+    out["queries"] = len(frame)
     frame.to_pickle(args["out"])
-# VmHWM, not ru_maxrss: Linux keeps ru_maxrss across execve, so a child would report
-# the generating parent's peak
-with open("/proc/self/status") as f:
-    hwm = next(line for line in f if line.startswith("VmHWM:"))
-out["maxrss_mb"] = int(hwm.split()[1]) / 1024
+out["peak_mb"] = peak()
 print(json.dumps(out))
 """
 
 
 def child(**args) -> dict:
-    done = subprocess.run([sys.executable, "-c", CHILD, json.dumps(args)], check=True,
-                          capture_output=True, text=True)
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    env.pop("ARROW_DEFAULT_MEMORY_POOL", None)
+    done = subprocess.run([sys.executable, "-c", CHILD, json.dumps(args)], capture_output=True,
+                          text=True, env=env, timeout=7200)
+    if done.returncode != 0:
+        raise SystemExit(f"{args['mode']} failed:\n{done.stderr[-3000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def main(argv=None) -> int:
+def repeated(n: int, **args) -> dict:
+    """``n`` fresh processes: the median time, the largest peak, the last other fields."""
+    runs = [child(**args) for _ in range(n)]
+    out = dict(runs[-1])
+    out["time"] = statistics.median(r["time"] for r in runs)
+    out["peak_mb"] = max(r["peak_mb"] for r in runs)
+    out["times"] = [r["time"] for r in runs]
+    return out
+
+
+# --- the report ---------------------------------------------------------------------------
+
+
+def _row(cells, widths):
+    return "  ".join(str(c).rjust(w) if i else str(c).ljust(w)
+                     for i, (c, w) in enumerate(zip(cells, widths, strict=True)))
+
+
+def table(title: str, header: list, rows: list, out: list) -> None:
+    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows, strict=True)]
+    lines = [title, _row(header, widths), _row(["-" * w for w in widths], widths)]
+    lines += [_row(r, widths) for r in rows]
+    print("\n".join(lines) + "\n", flush=True)
+    out.append((title, header, rows))
+
+
+def files_section(paths, lines, processes, tmp, records, report, check):
+    import pandas as pd
+
+    names = list(MEASURES)
+    py = repeated(processes, mode="pytrec_eval", qrels=str(paths["qrels"]),
+                  run=str(paths["grouped"]), pytrec=list(MEASURES.values()))
+    rows = [("pytrec_eval (grouped file)", f"{py['time']:.2f}", f"{py['peak_mb']:.0f}",
+             "1.00", "1.00")]
+    records.append(_record("pytrec_eval", lines, py))
+    frames = {}
+    for layout in ("grouped", "shuffled"):
+        for budget in ("default", None):
+            out = os.path.join(tmp, f"{layout}-{budget}.pkl")
+            r = repeated(processes, mode="evaluate", qrels=str(paths["qrels"]),
+                         run=str(paths[layout]), measures=names, budget=budget, out=out)
+            frames[layout, budget] = pd.read_pickle(out)
+            label = "default (512MB)" if budget == "default" else "max_memory=None"
+            rows.append((f"rankeval {label} ({layout})", f"{r['time']:.2f}",
+                         f"{r['peak_mb']:.0f}", f"{r['time'] / py['time']:.2f}",
+                         f"{r['peak_mb'] / py['peak_mb']:.2f}"))
+            if layout == "grouped" and budget == "default":
+                records.append(_record("rankeval", lines, r))
+    check(frames, py["means"])
+    table(f"1. Files, {lines:,} lines: median of {processes} fresh processes",
+          ["tool", "time s", "peak MB", "x pytrec time", "x pytrec memory"], rows, report)
+    return frames["grouped", "default"]
+
+
+def _record(tool, lines, r, mode="files") -> dict:
+    return {"tool": tool, "mode": mode, "run_lines": lines, "first": r["time"],
+            "warm": r.get("warm", float("nan")), "peak_mb": r["peak_mb"],
+            "times": r.get("times", [r["time"]])}
+
+
+def main(argv=None) -> int:  # noqa: C901 - one linear report
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--queries", type=int, default=7000)
     p.add_argument("--depth", type=int, default=1000)
-    p.add_argument("--budget", default="512MB")
+    p.add_argument("--large-queries", type=int, default=70000,
+                   help="queries of the large run (0: skip it)")
+    p.add_argument("--dict-sizes", nargs="*", default=["10000x100", "7000x1000"])
+    p.add_argument("--processes", type=int, default=3, help="fresh processes per measurement")
     p.add_argument("--batches", type=int, default=10_000)
     p.add_argument("--batch-rows", type=int, default=1000)
+    p.add_argument("--dir", default="/tmp/rankeval_scale", help="where the data go (cached)")
+    p.add_argument("--parts", nargs="+", default=["files", "dicts", "scale", "update"],
+                   choices=["files", "dicts", "scale", "update"], help="tables to print")
+    p.add_argument("--json", help="write the measurements here (benchmarks/plot_runs.py)")
     args = p.parse_args(argv)
-    import pandas as pd
+    global _RUN_SCHEMA, _QRELS_SCHEMA
+    _RUN_SCHEMA, _QRELS_SCHEMA = _schemas()
+    import numpy as np
+
+    directory = Path(args.dir)
+    print(f"{time.strftime('%Y-%m-%d %H:%M')} on {platform.node()}, {os.cpu_count()} CPUs, "
+          f"load {os.getloadavg()[0]:.1f}; Python {platform.python_version()}\n", flush=True)
+    report, records, problems = [], [], []
+
+    def check(frames, means=None):
+        reference = next(iter(frames.values()))
+        for key, f in frames.items():
+            same = f.index.equals(reference.index) and all(
+                np.array_equal(f[c].to_numpy(), reference[c].to_numpy(), equal_nan=True)
+                for c in reference.columns)
+            if not same:
+                problems.append(f"{key}: differs from {next(iter(frames))}")
+        if means:
+            for name, key in MEASURES.items():
+                if abs(float(reference[name].mean()) - means[key]) > 1e-12:
+                    problems.append(f"{name}: mean {reference[name].mean()} vs pytrec_eval "
+                                    f"{means[key]}")
 
     with tempfile.TemporaryDirectory(prefix="bench-scale-") as tmp:
         t = time.perf_counter()
-        paths = generate(tmp, args.queries, args.depth)
-        size = os.path.getsize(paths["grouped"]) / 2**20
+        small = generate(directory, args.queries, args.depth)
         lines = args.queries * args.depth
-        print(f"run: {args.queries:,} x {args.depth:,} = {lines:,} lines, {size:.0f} MB "
-              f"(generated in {time.perf_counter() - t:.1f} s); measures {MEASURES}")
-        rows = []
-        frames = {}
-        for layout in ("grouped", "shuffled"):
-            for mode in ("memory", "bounded"):
-                out = os.path.join(tmp, f"{layout}-{mode}.pkl")
-                r = child(mode=mode, qrels=paths["qrels"], run=paths[layout],
-                          measures=MEASURES, budget=args.budget, out=out)
-                frames[layout, mode] = pd.read_pickle(out)
-                label = "evaluate, whole file" if mode == "memory" else \
-                    f"evaluate, max_memory={args.budget}"
-                rows.append((f"{layout}: {label}", r["time"], r["maxrss_mb"],
-                             r["time"] / lines * 1e6))
-        reference = frames["grouped", "memory"]
-        same_rows = all(f.index.equals(reference.index) and list(f.columns) == list(
-            reference.columns) for f in frames.values())
-        gap = max(float((f - reference).abs().max().max()) for f in frames.values())
-        print(f"\n{'work':<48} {'call s':>8} {'peak MB':>9} {'s / M lines':>12}")
-        for name, secs, mb, per in rows:
-            print(f"{name:<48} {secs:>8.2f} {mb:>9.0f} {per:>12.3f}")
-        print(f"same queries and columns in all four frames: {same_rows}; largest "
-              f"difference of a value from the whole-file one: {gap:.1e} (blocks round "
-              "differently in the last bit)")
+        size = small["grouped"].stat().st_size / 2**20
+        print(f"run {args.queries:,} x {args.depth:,} = {lines:,} lines, {size:.0f} MB "
+              f"(made or found in {time.perf_counter() - t:.0f} s)\n", flush=True)
+        if "files" in args.parts:
+            files_section(small, lines, args.processes, tmp, records, report, check)
+        per_m = {}
+        for layout in ("grouped", "shuffled") if "scale" in args.parts else ():
+            r = child(mode="evaluate", qrels=str(small["qrels"]), run=str(small[layout]),
+                      measures=list(MEASURES), budget="default",
+                      out=os.path.join(tmp, "x.pkl"))
+            per_m[args.queries, layout] = (r, lines, size)
 
-        u = child(mode="update", qrels=paths["qrels"], measures=CUT_MEASURES,
+        dict_rows = []
+        for spec in args.dict_sizes if "dicts" in args.parts else ():
+            q, d = (int(x) for x in spec.split("x"))
+            paths = generate(directory, q, d)
+            common = dict(qrels=str(paths["qrels"]), run=str(paths["grouped"]),
+                          measures=list(MEASURES), pytrec=list(MEASURES.values()))
+            ours = child(mode="dicts-rankeval", **common)
+            theirs = child(mode="dicts-pytrec_eval", **common)
+            for label, key in (("first call", "time"), ("best warm call", "warm")):
+                dict_rows.append((f"{q:,} x {d:,}", label, f"{ours[key]:.2f}",
+                                  f"{theirs[key]:.2f}", f"{ours[key] / theirs[key]:.2f}"))
+            dict_rows.append((f"{q:,} x {d:,}", "peak MB (dicts alone)",
+                              f"{ours['peak_mb']:.0f} ({ours['before_mb']:.0f})",
+                              f"{theirs['peak_mb']:.0f} ({theirs['before_mb']:.0f})",
+                              f"{ours['peak_mb'] / theirs['peak_mb']:.2f}"))
+            records.append(_record("rankeval", q * d, ours, mode="dicts"))
+            records.append(_record("pytrec_eval", q * d, theirs, mode="dicts"))
+        if dict_rows:
+            table("2. From dicts (in memory before the clock): one process per tool",
+                  ["size", "call", "rankeval s", "pytrec_eval s", "ratio"], dict_rows, report)
+
+        if args.large_queries and "scale" in args.parts:
+            t = time.perf_counter()
+            large = generate(directory, args.large_queries, args.depth)
+            big_lines = args.large_queries * args.depth
+            big_size = large["grouped"].stat().st_size / 2**20
+            print(f"run {args.large_queries:,} x {args.depth:,} = {big_lines:,} lines, "
+                  f"{big_size:,.0f} MB (made or found in {time.perf_counter() - t:.0f} s)\n",
+                  flush=True)
+            frames = {}
+            for layout in ("grouped", "shuffled"):
+                out = os.path.join(tmp, f"large-{layout}.pkl")
+                r = child(mode="evaluate", qrels=str(large["qrels"]), run=str(large[layout]),
+                          measures=list(MEASURES), budget="default", out=out)
+                import pandas as pd
+
+                frames[layout] = pd.read_pickle(out)
+                per_m[args.large_queries, layout] = (r, big_lines, big_size)
+                if layout == "grouped":
+                    records.append(_record("rankeval", big_lines, r))
+            check(frames)
+        rows = []
+        for (q, layout), (r, n, mb) in per_m.items():  # (empty without "scale")
+            rows.append((f"{q:,} x {args.depth:,} {layout}", f"{mb:,.0f}", f"{r['time']:.1f}",
+                         f"{r['time'] / n * 1e6:.3f}", f"{r['peak_mb']:.0f}"))
+        if rows:
+            table("3. Scale: evaluate(qrels_path, run_path, measures), default budget 512MB, "
+                  "one process each",
+                  ["run", "file MB", "time s", "s per M lines", "peak MB"], rows, report)
+        if "update" not in args.parts:
+            return _finish(args, problems, records)
+        u = child(mode="update", qrels=str(small["qrels"]), measures=CUT_MEASURES,
                   batches=args.batches, rows=args.batch_rows)
         n = args.batches * args.batch_rows
-        print(f"\nEvaluator.update: {args.batches:,} batches x {args.batch_rows:,} rows "
-              f"({CUT_MEASURES}, state truncated to depth 10)")
-        print(f"  update time {u['time']:.2f} s = {n / u['time'] / 1e6:.2f} M rows/s; "
-              f"compute {u['compute']:.2f} s; rows held at the end {u['rows_held']:,}; "
-              f"peak {u['maxrss_mb']:.0f} MB (process, batches included)")
-    return 0
+        table(f"4. Evaluator.update: {args.batches:,} batches x {args.batch_rows:,} rows, "
+              f"{CUT_MEASURES} (state cut to depth 10)",
+              ["update s", "M rows/s", "compute s", "rows held", "peak MB"],
+              [(f"{u['time']:.2f}", f"{n / u['time'] / 1e6:.2f}", f"{u['compute']:.2f}",
+                f"{u['rows_held']:,}", f"{u['peak_mb']:.0f}")], report)
+    return _finish(args, problems, records)
+
+
+def _finish(args, problems, records) -> int:
+    print("checks: " + ("every rankeval frame equal to the last bit to the whole-file one "
+                        "of its size; means equal to pytrec_eval's to 1e-12"
+                        if not problems else "; ".join(problems)))
+    if args.json:
+        meta = {"date": time.strftime("%Y-%m-%d"), "machine": f"{platform.node()}, "
+                f"{os.cpu_count()} CPUs", "script": "bench_scale.py",
+                "versions": {"python": platform.python_version()}}
+        Path(args.json).write_text(json.dumps({"meta": meta, "measurements": records},
+                                              indent=1) + "\n")
+    return 1 if problems else 0
 
 
 if __name__ == "__main__":

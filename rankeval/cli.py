@@ -233,9 +233,10 @@ def _parser() -> argparse.ArgumentParser:
         help="evaluate only the top N documents of each query after ranking (trec_eval -M)",
     )  # fmt: skip
     p.add_argument(
-        "--max-memory", default=None, metavar="SIZE", dest="max_memory",
-        help="read the run file in batches within about this memory (e.g. 512MB, 2GB); "
-        "same values, slower; the qrels stay in memory (default: read it at once)",
+        "--max-memory", default="512MB", metavar="SIZE", dest="max_memory",
+        help="read a run file larger than an eighth of SIZE in batches, within about this "
+        "memory (e.g. 512MB, 2GB; 'none' reads it at once); the same values; the qrels "
+        "stay in memory (default: 512MB)",
     )  # fmt: skip
     p.add_argument(
         "-n", "--no-summary", "--nosummary", action="store_true", dest="no_summary",
@@ -479,7 +480,7 @@ def _evaluate(qrels, run, measures, args):
         "grades": args.grades,
         "max_docs": args.max_docs,
         "columns": None,
-        "max_memory": args.max_memory,
+        "max_memory": None if str(args.max_memory).lower() == "none" else args.max_memory,
     }
     # (the table, and which of its queries the run has: --skip-missing-lines uses it)
     table, in_run = score_run(qrels, run, list(dict.fromkeys(measures)), **options)

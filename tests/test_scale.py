@@ -103,14 +103,98 @@ def test_bounded_equals_evaluate(tmp_path, options, shuffle, block):
     equal(got, expected)
 
 
-def test_public_keyword_and_unusual_layout(tmp_path):
+@pytest.fixture
+def stream_always(monkeypatch):
+    """Make the bounded path stream even a small file (no file is small enough to be
+    read at once, and no ungrouped run fits)."""
+    import rankeval.evaluation.bounded as bounded
+
+    monkeypatch.setattr(bounded, "_WHOLE_FACTOR", 10**12)
+    monkeypatch.setattr(bounded, "_FIT_FACTOR", 10**12)
+
+
+def test_public_keyword_and_unusual_layout(tmp_path, stream_always):
     qrels, run = make_data(2)
     for shuffle in (None, 5):
         path = write_run(tmp_path / f"run{shuffle}.txt", run, shuffle, sep="  \t")
         with open(path, "a") as f:
             f.write("# a comment\n\n")
-        expected = rankeval.evaluate(qrels, str(path), MEASURES)
+        expected = rankeval.evaluate(qrels, str(path), MEASURES, max_memory=None)
         equal(rankeval.evaluate(qrels, str(path), MEASURES, max_memory="1MB"), expected)
+        equal(rankeval.evaluate(qrels, str(path), MEASURES), expected)  # the default
+
+
+@pytest.mark.parametrize("shuffle", [None, 6])
+def test_streams_stdin_and_file_objects(tmp_path, monkeypatch, stream_always, shuffle):
+    """Standard input and file objects are spooled to a temporary file in blocks and
+    streamed (never held whole); messages still name the source."""
+    import io
+    import sys
+
+    qrels, run = make_data(4, n_queries=60)
+    path = write_run(tmp_path / "run.txt", run, shuffle)
+    expected = rankeval.evaluate(qrels, str(path), MEASURES, max_memory=None)
+    with open(path, "rb") as f:
+        equal(rankeval.evaluate(qrels, f, MEASURES, max_memory="1MB"), expected)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(path.read_bytes())))
+    equal(rankeval.evaluate(qrels, "-", MEASURES, max_memory="1MB"), expected)
+    bad = path.read_bytes() + b"q1 Q0 dz 1 nan tag\n"
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(bad)))
+    lines = bad.count(b"\n")
+    with pytest.raises(ValueError, match=rf"<stdin>, line {lines}\b"):
+        rankeval.evaluate(qrels, "-", MEASURES, max_memory="1MB")
+
+
+def test_streaming_big_file_through_the_default(tmp_path):
+    """A file larger than an eighth of the budget is streamed without any patching."""
+    import rankeval.evaluation.bounded as bounded
+
+    qrels, run = make_data(7, n_queries=400, depth=60)
+    path = write_run(tmp_path / "run.txt", run)
+    assert path.stat().st_size * bounded._WHOLE_FACTOR > parse_memory("1MB")
+    calls = []
+    real = bounded._grouped_pass
+    monkey = pytest.MonkeyPatch()
+    monkey.setattr(bounded, "_grouped_pass", lambda *a: calls.append(1) or real(*a))
+    try:
+        got = rankeval.evaluate(qrels, str(path), MEASURES, max_memory="1MB")
+    finally:
+        monkey.undo()
+    assert calls, "the file was not streamed"
+    equal(got, rankeval.evaluate(qrels, str(path), MEASURES, max_memory=None))
+
+
+def test_prefetch_raises_and_stops():
+    import threading
+
+    from rankeval.io.stream import prefetch
+
+    def items():
+        yield 1
+        yield 2
+        raise ValueError("boom at item 3")
+
+    got = []
+    with pytest.raises(ValueError, match="boom at item 3"):
+        for x in prefetch(items()):
+            got.append(x)
+    assert got == [1, 2]
+    closed = []
+
+    def endless():
+        try:
+            i = 0
+            while True:
+                yield i
+                i += 1
+        finally:
+            closed.append(True)
+
+    before = threading.active_count()
+    stream = prefetch(endless())
+    assert [next(stream) for _ in range(5)] == [0, 1, 2, 3, 4]
+    stream.close()
+    assert closed == [True] and threading.active_count() == before
 
 
 def test_bounded_errors(tmp_path):
@@ -242,7 +326,7 @@ def test_default_keywords_keep_the_conventions_threshold():
 
 
 @pytest.mark.parametrize("shuffle", [None, 4])
-def test_command_line_max_memory(tmp_path, capsys, shuffle):
+def test_command_line_max_memory(tmp_path, capsys, shuffle, stream_always):
     from rankeval.cli import main
 
     qrels, run = make_data(5)
@@ -255,4 +339,6 @@ def test_command_line_max_memory(tmp_path, capsys, shuffle):
     assert main(base) == 0
     whole = capsys.readouterr().out
     assert main([*base, "--max-memory", "1MB"]) == 0
+    assert capsys.readouterr().out == whole
+    assert main([*base, "--max-memory", "none"]) == 0
     assert capsys.readouterr().out == whole

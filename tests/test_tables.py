@@ -474,3 +474,31 @@ def test_a_missing_document_id_in_a_dict_is_refused(data):
         run_table(data)
     with pytest.raises(TypeError, match="ids must be"):
         qrels_table({q: dict.fromkeys(docs, 1) for q, docs in data.items()})
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["q", "q1", "qq"]),
+                          st.text(alphabet="ab\x00é", min_size=1, max_size=18)), max_size=30))
+def test_packed_ids_never_hide_a_duplicate(pairs):
+    """The fast check (ids of up to 16 bytes packed into 64-bit words) answers only
+    "surely distinct"; every repeat, at the 8/9 and 16/17-byte edges, with NUL bytes
+    and multi-byte UTF-8, is still found, and the same one as the oracle's."""
+    queries = [q for q, _ in pairs]
+    docs = [d for _, d in pairs]
+    table = pa.table({"query_id": pa.array(queries, pa.string()),
+                      "doc_id": pa.array(docs, pa.string())})
+    assert first_duplicate(table) == _oracle(queries, docs)
+
+
+def test_packed_ids_are_exact_words():
+    ids = pa.array(["a", "ab", "abcdefgh", "abcdefghi", "abcdefghijklmnop", "ab"]).slice(1)
+    low, high = tables._packed(ids)
+    assert low[0] == low[4] and high[0] == high[4] == 0
+    assert low[1] == low[2] and high[1] == 0 and high[2] == ord("i")  # 8 vs 9 bytes
+    assert tables._packed(pa.array(["x" * 17])) is None
+    assert tables._packed(pa.array(["a\x00"])) is None
+    # a repeat is never "surely distinct"
+    t = pa.table({"query_id": ["q"] * 3, "doc_id": ["abcdefghi", "abcdefgh", "abcdefghi"]})
+    assert not tables._surely_distinct(np.zeros(1, dtype=np.int64), np.array([0]),
+                                       t["doc_id"], 3)
+    assert first_duplicate(t) == (0, 2)

@@ -1,14 +1,16 @@
 """Evaluate a run file larger than memory, in memory bounded by a budget.
 
-``rankeval.evaluate(qrels, "run.txt", measures, max_memory="512MB")`` (and the
-command line's ``--max-memory``) reads the run in record batches of about
-1/64 of the budget (:func:`rankeval.io.stream.run_batches`) and scores whole
-queries with the same path as :func:`rankeval.evaluate` (``score_run`` on a table
-of whole queries): a query's value never depends on the other queries, but the
-kernels score blocks of queries padded to the block's longest list, and a few sums
-(nDCG, AP, ERR, RBP) round differently at another width, so a value can differ from
-a whole-file call's in the last place (tests compare to 1e-15, counts exactly).
-The qrels stay in memory.
+``rankeval.evaluate(qrels, "run.txt", measures)`` works within ``max_memory``
+(default ``"512MB"``; the command line's ``--max-memory``). A plain run file of at most
+an eighth of the budget is read at once (the whole path's peak is about three times the
+file). Any other run file (larger, compressed, standard input, a pipe) is read in
+record batches of about 1/64 of the budget (:func:`rankeval.io.stream.run_batches`; a
+second thread reads and parses the next batch while this one is scored,
+:func:`~rankeval.io.stream.prefetch`), and whole queries are scored by the same path
+as :func:`rankeval.evaluate` (``score_run`` on a table of whole queries). A query's
+values never depend on the other queries scored with it (the kernels sum in rank
+order, whatever the padded width of a block), so the values are a whole-file call's
+to the last bit. The qrels stay in memory.
 
 - **A run grouped by query** (every query's lines together, as TREC runs are
   written) is streamed once: the last query of a batch may go on in the next one,
@@ -16,10 +18,15 @@ The qrels stay in memory.
   arrive, and the per-query frames are concatenated and sorted as ``evaluate``
   sorts them.
 - **A run not grouped by query** (an id seen again after another query) is
-  detected at the first batch where it shows, and the file is read again in a
-  partitioning pass: every row goes to one of ``n`` temporary Arrow IPC files by a
-  fixed hash of its query id (``n`` from the file size and the budget), and each
-  partition, which holds its queries whole, is scored in turn.
+  detected at the first batch where it shows. If the file is at most a quarter of
+  the budget it is then read at once; otherwise it is read again in a partitioning
+  pass: every row goes to one of ``n`` temporary Arrow IPC files by a fixed hash of
+  its query id (``n`` from the file size and the budget: about 1/16 of the budget
+  of file per partition), and each partition, which holds its queries whole, is
+  scored in turn and deleted.
+- **Standard input, pipes and file objects** are first copied, in blocks, to a
+  temporary file (:func:`~rankeval.io.stream.spooled`), which is then streamed;
+  messages still name the source and its line.
 
 Why a pyarrow spill and not DuckDB or polars' streaming engine: the rows are already
 Arrow batches from the same reader (the same parsing rules and error messages as
@@ -27,17 +34,16 @@ Arrow batches from the same reader (the same parsing rules and error messages as
 conversion of types), and scoring a partition needs the same whole-query tables as
 the grouped path; DuckDB would add a dependency and a second CSV parser whose rules
 differ from trec_eval's (whitespace runs, comments, ``#`` lines, line numbers in
-errors). DuckDB was not measured here (it is not installed in this environment);
+errors). DuckDB was not measured (it is not installed in this environment);
 ``benchmarks/bench_scale.py`` measures the spill against the grouped pass.
 
-What is bounded: the batch being read, the carried query, one partition and its
-scoring; what grows with the run: the output frame (one row per query), the set of
-finished query ids (to detect an ungrouped run) and, with ``missing="zero"``, the
-judged queries not yet seen. One query larger than the budget is held whole.
-Measured by ``benchmarks/bench_scale.py`` at 7,000 x 1,000 lines with a 512 MB budget
-(a loaded 2-core machine): a grouped run peaked at 534 MB against 819 MB whole; a
-shuffled run at 809 MB against 838 MB, so the partitioning pass does not yet hold the
-budget (its peak grows with the batch size; not yet explained).
+What is bounded: the batches being read (Arrow's CSV reader reads up to 32 blocks
+ahead, so it reads blocks of an eighth of a batch), the carried query, one partition
+and its scoring; what grows with the run: the output frame (one row per query), the
+set of finished query ids (to detect an ungrouped run) and, with ``missing="zero"``,
+the judged queries not yet seen. One query larger than the budget is held whole.
+Parquet runs are read at once. The measured peaks, at 7,000 x 1,000 and 70,000 x 1,000
+lines, are in ``benchmarks/README.md``.
 
 Chapter: :doc:`/chapters/14_evaluating_a_run`.
 """
@@ -45,6 +51,7 @@ Chapter: :doc:`/chapters/14_evaluating_a_run`.
 from __future__ import annotations
 
 import math
+import os
 import re
 import tempfile
 
@@ -53,7 +60,15 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..io import qrels_table
-from ..io.stream import NotUsual, partition_batches, run_batches, source_size
+from ..io.stream import (
+    NotUsual,
+    partition_batches,
+    plain_size,
+    prefetch,
+    run_batches,
+    source_size,
+    spooled,
+)
 from ..ranking import release_memory
 from .conventions import Conventions
 
@@ -65,6 +80,11 @@ _UNITS = {"": 1, "B": 1, "KB": 2**10, "K": 2**10, "MB": 2**20, "M": 2**20, "GB":
           "G": 2**30, "KIB": 2**10, "MIB": 2**20, "GIB": 2**30}  # fmt: skip
 _MIN_BLOCK = 1 << 16
 _MAX_BLOCK = 1 << 28
+# A plain run file of at most budget / _WHOLE_FACTOR bytes is read at once (the whole
+# path's peak is about 3 times the file: benchmarks/bench_scale.py); a run found not
+# grouped is read at once if it is at most budget / _FIT_FACTOR bytes.
+_WHOLE_FACTOR = 8
+_FIT_FACTOR = 4
 
 
 def parse_memory(value) -> int:
@@ -87,9 +107,7 @@ def parse_memory(value) -> int:
 
 
 def block_size(budget: int) -> int:
-    """Bytes of file per batch: 1/64 of the budget, within [64 KiB, 256 MiB]. Measured
-    on a 72 MB run (2,000 x 1,000): the peak above the qrels grew by about 18 times the
-    block (2 MB blocks: +105 MB grouped, +190 MB shuffled; 8 MB: +147 MB, +260 MB)."""
+    """Bytes of file per batch: 1/64 of the budget, within [64 KiB, 256 MiB]."""
     return int(min(max(budget // 64, _MIN_BLOCK), _MAX_BLOCK))
 
 
@@ -106,32 +124,44 @@ def evaluate_bounded(score, qrels, run, measures, chosen: Conventions, budget: i
     one that calls it); ``block`` and ``partitions`` override the sizes derived from
     the budget (the tests make them tiny).
     """
+    whole = plain_size(run)
+    if whole is not None and whole * _WHOLE_FACTOR <= budget and block is None:
+        return score(qrels, run, measures, conventions=chosen, max_memory=None)  # small
     q = qrels_table(qrels)
     block = block or block_size(budget)
     state = _State(score, q, measures, chosen)
-    for general in (False, True):
-        try:
-            try:
-                _grouped_pass(run_batches(run, block, general=general), state)
-            except _Ungrouped:
-                state.reset()
-                n = partitions or _partition_count(run, budget)
-                with tempfile.TemporaryDirectory(prefix="rankeval-") as tmp:
-                    paths = partition_batches(run_batches(run, block, general=general), n, tmp)
-                    for path in paths:
-                        with pa.OSFile(path) as source:  # read, not mapped: freed after
-                            table = pa.ipc.open_file(source).read_all()
-                        state.score_queries(table)
-                        del table
-                        release_memory()
-            break
-        except NotUsual:
-            state.reset()
+    with tempfile.TemporaryDirectory(prefix="rankeval-") as tmp:
+        with spooled(run, tmp) as (path, name):
+            for general in (False, True):
+                try:
+                    try:
+                        _grouped_pass(prefetch(run_batches(path, block, general=general,
+                                                           name=name)), state)
+                    except _Ungrouped:
+                        state.reset()
+                        size = source_size(path)
+                        if whole is not None and whole * _FIT_FACTOR <= budget:
+                            return score(q, run, measures, conventions=chosen, max_memory=None)
+                        n = partitions or _partition_count(size, budget)
+                        parts = os.path.join(tmp, "parts")
+                        os.makedirs(parts, exist_ok=True)
+                        paths = partition_batches(
+                            prefetch(run_batches(path, block, general=general, name=name)),
+                            n, parts)
+                        for part in paths:
+                            with pa.OSFile(part) as source:  # read, not mapped: freed after
+                                table = pa.ipc.open_file(source).read_all()
+                            os.remove(part)
+                            state.score_queries(table)
+                            del table
+                            release_memory()
+                    break
+                except NotUsual:
+                    state.reset()
     return state.finish()
 
 
-def _partition_count(run, budget: int) -> int:
-    size = source_size(run)
+def _partition_count(size: int | None, budget: int) -> int:
     if size is None:
         return 16
     return max(1, math.ceil(size / max(budget // 16, 1)))

@@ -1,11 +1,17 @@
 """An incremental evaluator: batches of scored documents in, ``evaluate``'s table out.
 
 For a training loop or a stream of predictions: :class:`Evaluator` takes batches
-``(query_ids, doc_ids, scores)`` in any order with :meth:`~Evaluator.update`,
-combines the evaluators of several workers with :meth:`~Evaluator.merge`, and
-:meth:`~Evaluator.compute` returns the frame :func:`rankeval.evaluate` returns on
-all the rows at once (to within a unit in the last place: see
-the note on block widths in ``rankeval.evaluation.bounded``).
+in any order with :meth:`~Evaluator.update`, combines the evaluators of several
+workers with :meth:`~Evaluator.merge`, and :meth:`~Evaluator.compute` returns the
+frame :func:`rankeval.evaluate` returns on all the rows at once (to within a unit
+in the last place: see the note on block widths in ``rankeval.evaluation.bounded``).
+It has two forms, which never mix:
+
+- ``Evaluator(qrels, measures)``: judgments given up front, batches
+  ``update(query_ids, doc_ids, scores)`` (a search engine's run);
+- ``Evaluator.from_labels(measures)``: no qrels, every row carries its own
+  relevance label, batches ``update(query_ids, labels=..., scores=...)`` (a
+  learning-to-rank validation set, torchmetrics' ``indexes``, ``target``, ``preds``).
 
 Chapter: :doc:`/chapters/14_evaluating_a_run`.
 """
@@ -18,24 +24,35 @@ import pyarrow.compute as pc
 
 from ..io import qrels_table, run_table, tables
 from ..io.canonical import plain_ids
+from ..measures import Measure
 from .conventions import conventions as as_conventions
-from .core import check_needs, measures_and_labels
+from .core import check_needs, check_tie_averaging, measures_and_labels, with_gain
+from .groups import _array as _finite
 from .runs import evaluate
 
 __all__ = ["Evaluator"]
 
 _RANK_CUTOFFS = ("optional", "required")
 _COMPACT_ROWS = 1 << 20  # rows added before the state is cut back to its depth
+# Row i of the labels form is document _ROW_ID - i: 19 decimal digits while i < 10**18,
+# so trec_eval's order of ties (document id descending, as text) is the order of arrival
+_ROW_ID = 2 * 10**18 - 1
 
 
 class Evaluator:
     r"""Evaluate a ranker batch by batch, with the values of :func:`rankeval.evaluate`.
 
+    Two forms, made by two constructors: ``Evaluator(qrels, measures)`` for
+    documents judged by qrels, and
+    :meth:`Evaluator.from_labels <rankeval.Evaluator.from_labels>` for rows
+    that carry their own relevance label (a learning-to-rank validation set).
+
     Parameters
     ----------
     qrels : str, os.PathLike, dict, pandas.DataFrame or pyarrow.Table
         Relevance judgments, in any form :func:`rankeval.evaluate` takes; read
-        once and held in memory.
+        once and held in memory. None raises a TypeError that points to
+        :meth:`~rankeval.Evaluator.from_labels`.
     measures : str, Measure or list of them
         As for :func:`rankeval.evaluate`.
     conventions : str or Conventions, optional
@@ -46,8 +63,15 @@ class Evaluator:
         ``score_precision``, ``grades``, ``max_docs``: as for
         :func:`rankeval.evaluate`.
 
+    Attributes
+    ----------
+    depth : int or None
+        The deepest cut-off the state is cut back to, or None when every row
+        is kept (see Notes, and :meth:`~rankeval.Evaluator.from_labels` for the labels form).
+
     Notes
     -----
+    With qrels, ``update(query_ids, doc_ids, scores)`` adds scored documents.
     The state is every query's scored documents. It is **truncated** to the
     deepest cut-off :math:`K = \max_m k_m` of the measures when all of these hold:
     every measure has a rank cut-off (``P@10``, ``nDCG@10``, ``AP@100``, ``R@1000``,
@@ -70,6 +94,12 @@ class Evaluator:
     not detected. With ``ties="input"`` the input order is the order of the
     ``update`` calls (and of ``merge``: the other evaluator's rows come after).
 
+    The two forms do not mix: ``update(..., labels=...)`` on an evaluator with
+    qrels, a document id list on one made by :meth:`~rankeval.Evaluator.from_labels`, and
+    :meth:`~rankeval.Evaluator.merge` of one form into the other raise a TypeError or ValueError
+    (integer document ids and integer labels look alike: passing labels by
+    keyword makes a mix-up an error, never a silent wrong number).
+
     Chapter: :doc:`/chapters/14_evaluating_a_run`.
 
     Examples
@@ -89,21 +119,206 @@ class Evaluator:
     """
 
     def __init__(self, qrels, measures, *, conventions=None, **options):
+        if qrels is None:
+            raise TypeError(
+                "Evaluator(qrels, measures) needs qrels; for rows that carry their own "
+                "relevance labels (a learning-to-rank loop) use "
+                "Evaluator.from_labels(measures, conventions=...)"
+            )
+        self._setup(measures, conventions, options)
         self._qrels = qrels_table(qrels)
+
+    @classmethod
+    def from_labels(cls, measures, conventions=None, **options) -> Evaluator:
+        r"""An evaluator of rows that carry their own relevance labels: no qrels.
+
+        Each row given to :meth:`~rankeval.Evaluator.update`
+        ``(query_ids, labels=..., scores=...)`` is one
+        judged, scored document of its query, as in a learning-to-rank
+        validation set (LightGBM's and XGBoost's ``label`` and ``group``,
+        torchmetrics' ``target``, ``preds`` and ``indexes``).
+
+        Parameters
+        ----------
+        measures : str, Measure or list of them
+            As for :func:`rankeval.evaluate`.
+        conventions : str or Conventions, optional
+            A preset (``"trec_eval"``, the default, ``"pytrec_eval"``,
+            ``"sklearn"``, ``"lightgbm"``, ``"xgboost"``) or a
+            :class:`~rankeval.Conventions`, as for :func:`rankeval.evaluate`.
+        **options
+            ``threshold``, ``ties``, ``ideal``, ``judged_only``,
+            ``score_precision``, ``grades``, ``max_docs``: as for
+            :func:`rankeval.evaluate` (``missing`` changes nothing here:
+            every query with a row is in the run); ``gain`` (LightGBM's
+            ``label_gain`` as a sequence) and ``no_relevant`` (0 for XGBoost's
+            ``ndcg-``): as the fields of :class:`~rankeval.Conventions`.
+
+        Returns
+        -------
+        Evaluator
+            Its :meth:`~rankeval.Evaluator.update` takes ``labels=`` and ``scores=`` by keyword.
+
+        Raises
+        ------
+        ValueError
+            An unknown measure or convention, a diversity measure, or
+            ``ties="average"`` with a measure other than nDCG and DCG.
+
+        See Also
+        --------
+        rankeval.evaluate_groups : the same rows, all at once, as arrays.
+
+        Notes
+        -----
+        **What is computed.** The judgments are exactly the rows given: every
+        row is a judged document that the ranker scored, so there is no
+        unjudged document and no judged document left unscored. Number the
+        rows :math:`i = 0, 1, \ldots` in the order they arrive (the rows of
+        each :meth:`~rankeval.Evaluator.update` in order, the calls in order;
+        :meth:`~rankeval.Evaluator.merge` puts the other evaluator's rows
+        after this one's). :meth:`~rankeval.Evaluator.compute` returns
+        exactly :func:`rankeval.evaluate` on the qrels
+        :math:`\{(q_i, d_i, \ell_i)\}` and the run :math:`\{(q_i, d_i, s_i)\}`,
+        with the conventions given, where :math:`d_i` is a document id of
+        row :math:`i` alone. With ``ideal="judged"`` (trec_eval) or
+        ``"retrieved"`` (LightGBM, scikit-learn) alike, a query's ideal list and
+        its number of relevant documents are its rows' labels.
+
+        **Ties.** trec_eval orders equal scores by document id, which rows do
+        not have. Here the ids :math:`d_i` decrease as :math:`i` grows, so
+        with ``ties="trec_eval"`` (the default, and the ``pytrec_eval``
+        preset) as with ``ties="input"`` (LightGBM's and XGBoost's stable sort)
+        **the earlier row ranks first** among equal scores, as in
+        :func:`rankeval.evaluate_groups`. The values then depend on the order
+        of the rows only where a query has equal scores; with
+        ``ties="average"`` (scikit-learn) they do not depend on it (but for the
+        last bit: a tied group's gains are summed in the order of its rows).
+        A training loop that feeds
+        the validation set in a fixed order gets the same values every epoch,
+        and LightGBM's when it feeds the rows in LightGBM's order.
+
+        **Labels** are finite numbers, one per row. A label
+        :math:`\ge` ``threshold`` is relevant for the binary measures; graded
+        measures use the label itself (or :math:`2^\ell - 1` with the
+        ``lightgbm`` and ``xgboost`` presets); a negative label is judged not
+        relevant with gain 0, as trec_eval reads a negative grade (LightGBM and
+        XGBoost refuse negative labels). A query whose labels are all
+        :math:`\le 0` is scored as :func:`rankeval.evaluate` scores it (0 for
+        nDCG; 1 for the measures bounded by [0, 1] with the ``lightgbm`` and
+        ``xgboost`` presets).
+
+        **Why a second constructor.** ``Evaluator(qrels, measures)`` keeps its
+        meaning (a changed order of arguments would break every call of it),
+        and the line that makes an evaluator says which form it is;
+        ``Evaluator(None, measures)`` would say it less clearly. Labels are
+        given by keyword, and document ids by position, because both may be
+        integers: a mix-up raises a TypeError instead of scoring the labels as
+        document ids or the other way round.
+
+        **State.** A query id, a row number, a score and a label per row. The
+        rows below the deepest cut-off :math:`K = \max_m k_m` are the query's
+        judgments too (its ideal list, its number of relevant documents, the
+        grades GAP reads), so the state is cut back only to the first
+        :math:`K` rows of each query by score (as 32-bit floats with
+        ``score_precision="float"``), then by arrival, **plus every row with a
+        label** :math:`> 0`; a row below the first :math:`K` with a label
+        :math:`\le 0` is dropped, which changes no value when all of these
+        hold (``depth`` is then :math:`K`, else None and every row is
+        kept): every measure has a rank cut-off (``nDCG@10``, ``P@5``,
+        ``AP@100``, ...; AP, nDCG, R-precision, bpref, NumRet and the other
+        measures of the whole ranking read every row); ``ties`` is
+        ``"trec_eval"`` or ``"input"`` (an averaged tie group can cross the
+        cut-off); ``judged_only=False`` (it takes rows with negative labels out
+        of the ranking, moving lower rows up); no ``max_docs``; a label 0 has
+        gain 0 (always, except with a ``label_gain`` table whose first gain is
+        not 0, or a measure's own ``gains``). Such a row is not relevant (every
+        threshold is :math:`> 0`), adds no gain to an ideal list, and stays
+        below the first :math:`K` as rows arrive. The state is cut back every
+        million new rows; where most labels are 0 (a recommender's scores over
+        every item, say) it stays near :math:`K` rows per query.
+
+        Chapter: :doc:`/chapters/21_recommenders_and_ltr`.
+
+        Examples
+        --------
+        >>> from rankeval import Evaluator
+        >>> ev = Evaluator.from_labels(["nDCG@2", "P@2"], conventions="lightgbm")
+        >>> ev.update(["q1", "q1", "q2"], labels=[2, 0, 0], scores=[0.1, 0.9, 0.3])
+        >>> ev.update(["q1", "q2"], labels=[1, 1], scores=[0.5, 0.8])
+        >>> ev.compute()
+                    nDCG@2  P@2
+        query_id
+        q1        0.173765  0.5
+        q2        1.000000  0.5
+
+        Query ``q1`` ranks its labels 0, 1, 2: DCG@2 is :math:`1/\log_2 3`
+        with LightGBM's gains :math:`2^\ell - 1`, the ideal :math:`3 + 1/\log_2 3`.
+        """
+        ev = cls.__new__(cls)
+        ev._setup(measures, conventions, options)
+        ev._qrels = None
+        ev._labels = True
+        ev.depth = _labels_depth(ev._parsed, ev._conventions)
+        return ev
+
+    def _setup(self, measures, conventions, options) -> None:
         self._conventions = as_conventions(conventions, **options)
         parsed, _ = measures_and_labels(measures)
         check_needs(parsed, "ranking")
-        self._measures = [measures] if isinstance(measures, str) else list(measures)
         c = self._conventions
+        if c.ties == "average":
+            check_tie_averaging(parsed)
+        self._parsed = parsed
+        one = isinstance(measures, (str, Measure))
+        self._measures = [measures] if one else list(measures)
         cuts = [m.cutoff if m.declaration.cutoff in _RANK_CUTOFFS else None for m in parsed]
         simple = c.ties == "trec_eval" and c.ideal == "judged" and not c.judged_only
         self.depth = max(cuts) if simple and all(k is not None for k in cuts) else None
+        self._labels = False
         self._tables = []
         self._new_rows = 0
+        self._next = 0  # the number of the next row (the labels form)
 
-    def update(self, query_ids, doc_ids, scores) -> None:
-        """Add a batch: one scored document per position of the three sequences
-        (lists or arrays of equal length; ids strings or integers)."""
+    def update(self, query_ids, doc_ids=None, scores=None, *, labels=None) -> None:
+        """Add a batch: one row per position of the sequences (lists or arrays of
+        equal length; ids strings or integers, scores and labels finite numbers).
+
+        With qrels: ``update(query_ids, doc_ids, scores)``. Made by
+        :meth:`~rankeval.Evaluator.from_labels`: ``update(query_ids, labels=..., scores=...)``,
+        labels and scores by keyword (a list in the place of ``doc_ids`` raises
+        a TypeError: integer document ids and integer labels look alike).
+
+        Raises
+        ------
+        TypeError
+            The arguments of the other form; ids that are not all strings or all
+            integers, or not of the type of the earlier batches; labels or scores
+            that are not numbers.
+        ValueError
+            Sequences of different lengths, NaN or infinite labels or scores, a
+            label outside a ``label_gain`` table of gains.
+        """
+        if self._labels:
+            if doc_ids is not None:
+                raise TypeError(
+                    "this Evaluator was made by Evaluator.from_labels: its rows carry "
+                    "relevance labels, not document ids; call "
+                    "update(query_ids, labels=..., scores=...)"
+                )
+            if labels is None or scores is None:
+                raise TypeError("update() of Evaluator.from_labels needs query_ids, "
+                                "labels=... and scores=...")  # fmt: skip
+            self._update_labels(query_ids, labels, scores)
+            return
+        if labels is not None:
+            raise TypeError(
+                "this Evaluator has qrels: update(query_ids, doc_ids, scores) takes document "
+                "ids; for rows that carry their own labels make it with "
+                "Evaluator.from_labels(measures, conventions=...)"
+            )
+        if doc_ids is None or scores is None:
+            raise TypeError("update() needs query_ids, doc_ids and scores")
         lengths = {len(query_ids), len(doc_ids), len(scores)}
         if len(lengths) != 1:
             raise ValueError(f"query_ids, doc_ids and scores must have one length, got "
@@ -117,17 +332,60 @@ class Evaluator:
                       "score": _array(scores)}), "run", None, "update() batch", unique=True))
         self._add(table)
 
+    def _update_labels(self, query_ids, labels, scores) -> None:
+        y = _numbers(labels, "labels")
+        s = _numbers(scores, "scores")
+        if isinstance(query_ids, (str, bytes)) or np.isscalar(query_ids):
+            raise TypeError(f"query_ids must be a sequence of ids (one per row), got "
+                            f"{type(query_ids).__name__}")  # fmt: skip
+        n = len(query_ids)
+        if not n == y.size == s.size:
+            raise ValueError(f"query_ids, labels and scores must have one length, got "
+                             f"{n}, {y.size}, {s.size}")  # fmt: skip
+        if not n:
+            return
+        if not isinstance(self._conventions.gain, str):  # a label_gain table: whole labels
+            with_gain(self._parsed, self._conventions.gain, y, "labels")
+        try:
+            q = _array(query_ids)
+        except (pa.ArrowInvalid, pa.ArrowTypeError) as err:
+            raise TypeError(f"query_ids must be all strings or all integers: {err}") from None
+        row = pa.array(np.arange(self._next, self._next + n, dtype=np.int64))
+        checked = plain_ids(tables.from_arrow(
+            pa.table({"query_id": q, "doc_id": row, "score": pa.array(s)}), "run", None,
+            "update() batch", unique=True))  # fmt: skip
+        self._add(pa.table({"query_id": checked.column("query_id"), "row": row,
+                            "score": pa.array(s), "relevance": pa.array(y)}))  # fmt: skip
+        self._next += n
+
     def merge(self, other: Evaluator) -> Evaluator:
-        """Add the state of ``other`` (another worker's evaluator of the same qrels,
-        measures and conventions) to this one; returns self."""
+        """Add the state of ``other`` (another worker's evaluator of the same form,
+        qrels, measures and conventions) to this one; returns self.
+
+        In the labels form, ``other``'s rows come after this one's (which decides
+        ties, see :meth:`~rankeval.Evaluator.from_labels`); merging one
+        evaluator twice counts its rows twice."""
         if not isinstance(other, Evaluator):
             raise TypeError(f"can merge only an Evaluator, got {type(other).__name__}")
+        if other._labels != self._labels:
+            raise ValueError(
+                "can merge only evaluators of one form: one was made by "
+                "Evaluator.from_labels (rows with labels), the other by "
+                "Evaluator(qrels, measures) (documents judged by qrels)"
+            )
+        if other is self:
+            raise ValueError("cannot merge an evaluator into itself (its rows would count twice)")
+        same_qrels = self._labels or other._qrels.equals(self._qrels)
         if (other._measures != self._measures or other._conventions != self._conventions
-                or not other._qrels.equals(self._qrels)):
+                or not same_qrels):
             raise ValueError("can merge only evaluators of the same qrels, measures and "
                              "conventions")
         for table in other._tables:
+            if self._labels:
+                row = pc.add(table.column("row"), pa.scalar(self._next, pa.int64()))
+                table = table.set_column(1, "row", row)
             self._add(table)
+        self._next += other._next
         return self
 
     def compute(self):
@@ -135,7 +393,14 @@ class Evaluator:
         if not self._tables:
             raise ValueError("no document yet: call update() with a batch first")
         table = pa.concat_tables(self._tables, promote_options="permissive")
-        return evaluate(self._qrels, table, self._measures, conventions=self._conventions)
+        if not self._labels:
+            return evaluate(self._qrels, table, self._measures,
+                            conventions=self._conventions)  # fmt: skip
+        doc = pc.subtract(pa.scalar(_ROW_ID, pa.int64()), table.column("row"))
+        q = table.column("query_id")
+        qrels = pa.table({"query_id": q, "doc_id": doc, "relevance": table.column("relevance")})
+        run = pa.table({"query_id": q, "doc_id": doc, "score": table.column("score")})
+        return evaluate(qrels, run, self._measures, conventions=self._conventions)
 
     @property
     def rows(self) -> int:
@@ -143,17 +408,92 @@ class Evaluator:
         return sum(t.num_rows for t in self._tables)
 
     def _add(self, table: pa.Table) -> None:
+        if self._tables:
+            _same_id_types(self._tables[0], table)
         self._tables.append(table)
         self._new_rows += table.num_rows
         if self._new_rows >= max(_COMPACT_ROWS, self.rows - self._new_rows):
             self._compact()
 
     def _compact(self) -> None:
-        table = run_table(pa.concat_tables(self._tables, promote_options="permissive"))
         self._new_rows = 0
+        if self._labels:
+            table = pa.concat_tables(self._tables, promote_options="permissive")
+            if self.depth is not None:
+                table = _top_labels(table, self.depth,
+                                    self._conventions.score_precision == "float")  # fmt: skip
+            self._tables = [table]
+            return
+        table = run_table(pa.concat_tables(self._tables, promote_options="permissive"))
         if self.depth is not None and pa.types.is_string(table.column("doc_id").type):
             table = _top(table, self.depth, self._conventions.score_precision == "float")
         self._tables = [table]
+
+
+def _labels_depth(parsed, c) -> int | None:
+    """The deepest cut-off of the measures when the labels form may drop rows below it
+    (see :meth:`Evaluator.from_labels`), else None."""
+    cuts = [m.cutoff if m.declaration.cutoff in _RANK_CUTOFFS else None for m in parsed]
+    if any(k is None for k in cuts):
+        return None
+    if c.ties not in ("trec_eval", "input") or c.judged_only or c.max_docs is not None:
+        return None
+    if c.threshold <= 0 or any(m.param.get("rel", 1) <= 0 for m in parsed):
+        return None  # a label <= 0 could be relevant
+    zero_gain = isinstance(c.gain, str) or c.gain[0] == 0
+    if not zero_gain or any("gains" in m.param for m in parsed):
+        return None  # a label 0 could have a gain (in an ideal list)
+    return max(cuts)
+
+
+def _top_labels(table: pa.Table, depth: int, float32: bool) -> pa.Table:
+    """The rows of the labels form that a measure cut at ``depth`` can read: each
+    query's first ``depth`` rows by score descending, then by arrival, and every row
+    with a label > 0; in the order of arrival."""
+    score = table.column("score")
+    if float32:
+        with np.errstate(over="ignore"):  # beyond float32's range: +-inf, as evaluate ranks
+            score = pa.array(score.to_numpy().astype(np.float32))
+    keys = pa.table({"q": table.column("query_id"), "s": score, "r": table.column("row")})
+    order = pc.sort_indices(keys, sort_keys=[("q", "ascending"), ("s", "descending"),
+                                             ("r", "ascending")])  # fmt: skip
+    q = table.column("query_id").take(order).combine_chunks()
+    n = len(q)
+    if n <= depth:
+        return table
+    change = np.flatnonzero(pc.not_equal(q.slice(1), q.slice(0, n - 1))
+                            .to_numpy(zero_copy_only=False)) + 1  # fmt: skip
+    starts = np.concatenate([[0], change])
+    rank = np.empty(n, dtype=np.int64)
+    rank[order.to_numpy()] = np.arange(n) - np.repeat(starts, np.diff(np.append(starts, n)))
+    keep = (rank < depth) | (table.column("relevance").to_numpy() > 0)
+    return table.filter(pa.array(keep))  # filter keeps the order of arrival
+
+
+def _same_id_types(first: pa.Table, table: pa.Table) -> None:
+    """Refuse a batch whose ids are integers where the earlier ones were strings, or
+    the other way round (a concatenation would fail, or mix "1" and 1)."""
+    for name in ("query_id", "doc_id"):
+        if name not in table.column_names:
+            continue
+        a, b = first.column(name).type, table.column(name).type
+        if pa.types.is_integer(a) != pa.types.is_integer(b):
+            kind = {True: "integers", False: "strings"}
+            raise TypeError(
+                f"{name}s of this batch are {kind[pa.types.is_integer(b)]}, those of the "
+                f"earlier batches {kind[pa.types.is_integer(a)]}: give one type throughout"
+            )
+
+
+def _numbers(values, name: str) -> np.ndarray:
+    """``values`` as a 1-D float64 array of finite numbers (TypeError, ValueError naming
+    ``name`` otherwise)."""
+    if isinstance(values, (pa.Array, pa.ChunkedArray)):
+        if values.null_count:
+            i = int(np.flatnonzero(values.is_null().to_numpy(zero_copy_only=False))[0])
+            raise ValueError(f"{name}[{i}] is missing: {name} must be finite numbers")
+        values = values.to_numpy(zero_copy_only=False)
+    return _finite(values, name)
 
 
 def _array(values):

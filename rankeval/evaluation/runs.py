@@ -16,6 +16,7 @@ import os
 
 import numpy as np
 
+from ..io.tables import is_parquet
 from ..ranking import rank_run, release_memory
 from .bounded import evaluate_bounded, parse_memory
 from .conventions import conventions as as_conventions
@@ -47,7 +48,7 @@ def evaluate(
     max_docs=None,
     columns=None,
     conventions=None,
-    max_memory=None,
+    max_memory="512MB",
 ):
     r"""Score every query of a run with the given measures.
 
@@ -135,17 +136,19 @@ def evaluate(
         give nDCG and DCG the gain :math:`2^g - 1` and a query without a
         relevant document the value 1 for the measures bounded by [0, 1] (see
         :class:`~rankeval.Conventions`).
-    max_memory : int or str, optional
-        For a run file only: read it in batches of about a 64th of this budget
-        (bytes, or a text such as ``"512MB"``, ``"2GB"``). A run grouped by
-        query is streamed once, scoring each query as it is complete, and its
-        peak memory stays near the budget whatever the file's size. Any other
-        run takes a partitioning pass through temporary Arrow files by query;
-        its peak memory is not yet bounded by the budget. The values equal
-        those of a whole-file call to within a unit in the last place (blocks
-        of queries of other widths round a few sums differently). The qrels
-        are held in memory.
-        None (the default) reads the whole run at once, which is faster.
+    max_memory : int, str or None, default="512MB"
+        For a run file (a path, ``"-"`` for standard input, or a file object):
+        the memory budget (bytes, or a text such as ``"512MB"``, ``"2GB"``). A
+        plain file of at most an eighth of the budget is read at once. A larger
+        one, a compressed one or standard input is read in batches of about a
+        64th of the budget, the next batch read by a second thread while this
+        one is scored: a run grouped by query (as TREC runs are written) is
+        streamed once, scoring each query as it is complete; any other run
+        takes a partitioning pass through temporary Arrow files by query (or is
+        read at once if it is at most a quarter of the budget). Standard input
+        and file objects are first copied to a temporary file, in blocks. The
+        values are those of a whole-file call. The qrels are held in memory;
+        Parquet runs are read at once. ``None`` reads every run at once.
         Ignored for dicts and frames, which are in memory already.
 
     Returns
@@ -221,7 +224,7 @@ def evaluate(
 
 def score_run(qrels, run, measures, *, threshold=1, ties="trec_eval", ideal="judged",
               missing="skip", judged_only=False, score_precision="double", grades="float",
-              max_docs=None, columns=None, conventions=None, max_memory=None):  # fmt: skip
+              max_docs=None, columns=None, conventions=None, max_memory="512MB"):  # fmt: skip
     """:func:`evaluate`'s table, and for each of its rows whether the query has a line in
     the run (the command line's ``-c -q`` prints no line for the others, as trec_eval)."""
     chosen = as_conventions(
@@ -229,7 +232,8 @@ def score_run(qrels, run, measures, *, threshold=1, ties="trec_eval", ideal="jud
         judged_only=judged_only, score_precision=score_precision, grades=grades,
         max_docs=max_docs,
     )  # fmt: skip
-    if max_memory is not None and (isinstance(run, (str, os.PathLike)) or hasattr(run, "read")):
+    if max_memory is not None and (isinstance(run, (str, os.PathLike)) or hasattr(run, "read")) \
+            and not is_parquet(run):
         budget = parse_memory(max_memory)
         return evaluate_bounded(score_run, qrels, run, measures, chosen, budget)
     parsed, columns_out = measures_and_labels(measures)

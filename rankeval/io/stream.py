@@ -17,7 +17,11 @@ Chapter: :doc:`/chapters/14_evaluating_a_run`.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import queue
+import sys
+import threading
 
 import numpy as np
 import pyarrow as pa
@@ -25,7 +29,8 @@ import pyarrow.csv as pacsv
 
 from . import trec
 
-__all__ = ["run_batches", "partition_batches", "source_size", "NotUsual"]
+__all__ = ["run_batches", "partition_batches", "source_size", "plain_size", "spooled",
+           "prefetch", "NotUsual"]
 
 _FIELDS = ("query_id", "doc_id", "score")
 
@@ -44,31 +49,150 @@ def source_size(source) -> int | None:
     return None
 
 
-def run_batches(source, block_size: int, *, general: bool = False):
+def plain_size(source) -> int | None:
+    """The size in bytes of a regular, uncompressed, non-Parquet file path, else None
+    (its text may be larger than the file, or its size is unknown)."""
+    from . import tables
+
+    size = source_size(source)
+    if size is None or tables.is_parquet(source):
+        return None
+    path = os.fspath(source)
+    if not os.path.isfile(path):
+        return None
+    with open(path, "rb") as f:
+        if trec._opener(f.read(trec._MAGIC_SIZE)) is not None:
+            return None
+    return size
+
+
+@contextlib.contextmanager
+def spooled(source, directory: str):
+    """``(path, name)``: ``source`` itself if it is a regular file path, else its bytes
+    copied, in blocks, to a file in ``directory`` (standard input, a pipe, a file
+    object: read once, never held whole in memory), and the name to use in messages."""
+    if isinstance(source, (str, os.PathLike)) and os.fspath(source) != "-":
+        path = os.fspath(source)
+        if not os.path.exists(path) or os.path.isfile(path) or os.path.isdir(path):
+            yield source, None  # (missing or a directory: the reader says so)
+            return
+        stream, name, close = open(path, "rb"), os.fsdecode(path), True
+    elif isinstance(source, str):  # "-"
+        if sys.stdin is None:  # started with standard input closed (`<&-`)
+            raise ValueError("'-' names standard input, which is closed: no run to read")
+        stream, name, close = getattr(sys.stdin, "buffer", sys.stdin), "<stdin>", False
+    else:
+        given = getattr(source, "name", None)
+        stream = source
+        name = given if isinstance(given, str) else f"<{type(source).__name__}>"
+        close = False
+    copy = os.path.join(directory, "run-input")
+    try:
+        with open(copy, "wb") as out:
+            while True:
+                chunk = stream.read(1 << 22)
+                if not chunk:
+                    break
+                if isinstance(chunk, str):
+                    chunk = chunk.encode("utf-8", "surrogateescape")
+                out.write(chunk)
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{name}: not valid UTF-8 text ({error})") from None
+    finally:
+        if close:
+            stream.close()
+    yield copy, name
+
+
+def prefetch(items, depth: int = 2):
+    """Yield the items of the generator ``items``, made by a second thread up to ``depth``
+    items ahead (reading and parsing the next batch, which releases the GIL, overlaps
+    the scoring of this one). An exception in the generator is raised here; closing this
+    generator stops the thread and closes ``items``."""
+    box = queue.Queue(maxsize=depth)
+    stop = threading.Event()
+    end = object()
+
+    def put(entry) -> bool:
+        while not stop.is_set():
+            try:
+                box.put(entry, timeout=0.05)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def work():
+        try:
+            for item in items:
+                if not put((item, None)):
+                    return
+            put((end, None))
+        except BaseException as error:  # handed to the consumer, raised there
+            put((None, error))
+
+    thread = threading.Thread(target=work, name="rankeval-read", daemon=True)
+    thread.start()
+    try:
+        while True:
+            item, error = box.get()
+            if error is not None:
+                raise error
+            if item is end:
+                return
+            yield item
+    finally:
+        stop.set()
+        thread.join()
+        items.close()
+
+
+def run_batches(source, block_size: int, *, general: bool = False, name: str | None = None):
     """Yield the run file ``source`` as tables ``query_id, doc_id, score`` (strings,
     strings, float64) of about ``block_size`` bytes of file each, in file order.
 
     With ``general=False`` a file in the usual layout (single spaces or single tabs)
     is read with typed columns, and :class:`NotUsual` is raised at the first batch
     outside it (the caller then reads again with ``general=True``). Standard input
-    and file objects are held in memory (they cannot be read twice); paths are
-    streamed. A malformed line raises ValueError naming the file and the line.
+    and file objects are held in memory (they cannot be read twice: the bounded
+    path hands a spooled copy instead, :func:`spooled`); paths are streamed. A malformed line raises ValueError naming the file (``name`` if given:
+    the name of the source a spooled copy was made of) and the line.
     """
     layout = trec._LAYOUTS["run"]
     inp = trec._Input(source, layout.label)
+    if name is not None:
+        inp.name = name
     delimiter = trec._sniff(inp.head())
-    any_rows = False
+    # Arrow's streaming CSV reader reads up to 32 blocks ahead on its I/O thread (at the
+    # first 8 MB batch of a 242 MB run, 207 MB were allocated): it reads blocks of an
+    # eighth of a batch, and eight are joined, so that the read-ahead stays near 4 batches
+    piece = max(block_size // _PIECES, 1 << 16)
     if not general and delimiter is not None:
-        for batch in _fast_batches(inp, layout, delimiter, block_size):
-            any_rows = any_rows or batch.num_rows > 0
-            yield batch
+        tables = _fast_batches(inp, layout, delimiter, piece)
     else:
-        for columns, _ in _general_batches(inp, layout, block_size):
-            table = pa.table({name: columns[name] for name in _FIELDS})
-            any_rows = any_rows or table.num_rows > 0
-            yield table
+        tables = (pa.table({name: columns[name] for name in _FIELDS})
+                  for columns, _ in _general_batches(inp, layout, piece))
+    any_rows = False
+    for table in _joined(tables, _PIECES):
+        any_rows = any_rows or table.num_rows > 0
+        yield table
     if not any_rows:
         raise ValueError(f"{inp.name}: the {layout.label} file holds no lines")
+
+
+_PIECES = 8
+
+
+def _joined(tables, n: int):
+    """The tables of ``tables``, ``n`` at a time, each group as one (chunked) table."""
+    group = []
+    for table in tables:
+        group.append(table)
+        if len(group) == n:
+            yield pa.concat_tables(group)
+            group = []
+    if group:
+        yield pa.concat_tables(group)
 
 
 def _fast_batches(inp, layout, delimiter: str, block_size: int):

@@ -187,6 +187,8 @@ def first_duplicate(table: pa.Table):
         found = _first_duplicate_integer(codes, heads, docs, n)
         if found is not False:
             return found
+    elif _surely_distinct(codes, heads, docs, n):
+        return None
     order = None
     if len(heads) > 1:
         if codes.max() + 1 < len(heads):  # some query appears in two places
@@ -225,6 +227,58 @@ def first_duplicate(table: pa.Table):
     if order is not None:
         pairs = [tuple(sorted((int(order[a]), int(order[b])))) for a, b in pairs]
     return min(pairs, key=lambda p: (p[1], p[0]))
+
+
+_ODD = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9))
+
+
+def _packed(ids: pa.Array):
+    """Every string of ``ids`` (at most 16 bytes, no NUL byte) as two uint64 holding its
+    bytes, zero-padded, so that equal strings give equal pairs and unequal ones unequal
+    pairs (the second is None when no string is longer than 8 bytes); None for longer
+    strings or a NUL byte. Arrow pads every string with NUL bytes to 8 or 16 bytes
+    (``ascii_rpad`` counts bytes), and the padded data are read as words: no loop."""
+    if not len(ids) or not (pa.types.is_string(ids.type) or pa.types.is_binary(ids.type)):
+        return None
+    _, offsets, data = ids.buffers()
+    bounds = np.frombuffer(offsets, dtype=np.int32, count=len(ids) + 1, offset=4 * ids.offset)
+    longest = int(np.diff(bounds).max())
+    if longest > 16:
+        return None
+    raw = np.frombuffer(data, dtype=np.uint8)[bounds[0] : bounds[-1]]
+    if raw.size and raw.min() == 0:
+        return None
+    width = 16 if longest > 8 else 8
+    text = ids if pa.types.is_string(ids.type) else ids.cast(pa.string(), safe=False)
+    padded = pc.ascii_rpad(text, width=width, padding="\x00")
+    start = np.frombuffer(padded.buffers()[1], dtype=np.int32, count=1,
+                          offset=4 * padded.offset)[0]
+    words = np.frombuffer(padded.buffers()[2], dtype="<u8", count=len(ids) * width // 8,
+                          offset=int(start)).reshape(len(ids), width // 8)
+    return words[:, 0].astype(np.uint64), (words[:, 1].astype(np.uint64) if width == 16
+                                           else None)
+
+
+def _surely_distinct(codes, heads, docs, n) -> bool:
+    """True when no (query, document) pair can repeat: each pair's document bytes
+    (:func:`_packed`) and query number (times an odd constant) are xor-ed into one
+    64-bit key, and no two keys are equal. Equal pairs always give equal keys; unequal
+    pairs rarely do (then, or for ids longer than 16 bytes, False: the exact search
+    decides). A sort of
+    integers, no hashing of strings: the common case, ids of up to 16 bytes with
+    no repeat, costs a few passes over the column."""
+    if isinstance(docs, pa.ChunkedArray):
+        docs = docs.combine_chunks()
+    words = _packed(docs)
+    if words is None:
+        return False
+    low, high = words
+    query = np.repeat(np.asarray(codes, dtype=np.uint64), np.diff(heads, append=n))
+    key = low ^ (query * _ODD[0])  # within one query: equal keys exactly for equal ids
+    if high is not None:
+        key ^= high * _ODD[1]
+    key.sort()
+    return not (key[1:] == key[:-1]).any()
 
 
 def _pair_keys(codes, ids):
