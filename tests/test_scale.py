@@ -342,3 +342,19 @@ def test_command_line_max_memory(tmp_path, capsys, shuffle, stream_always):
     assert capsys.readouterr().out == whole
     assert main([*base, "--max-memory", "none"]) == 0
     assert capsys.readouterr().out == whole
+
+
+def test_partition_of_is_fixed_and_total():
+    """The partition of a query id is a function of its bytes alone: the same in every
+    batch, process and machine (no hash seed), for ids of any length."""
+    import pyarrow as pa
+
+    from rankeval.io.stream import partition_of
+
+    ids = ["q", "q1", "x" * 8, "x" * 9, "é", "y" * 64, "z" * 70, "q1"]
+    parts = partition_of(pa.array(ids), 5)
+    assert parts.tolist() == partition_of(pa.array(ids[::-1]), 5)[::-1].tolist()
+    assert parts[1] == parts[-1] and ((parts >= 0) & (parts < 5)).all()
+    assert partition_of(pa.array(ids).cast(pa.large_string()), 5).tolist() == parts.tolist()
+    # SplitMix64 over the NUL-padded words: fixed numbers
+    assert partition_of(pa.array(["q1", "q2"]), 1000).tolist() == [819, 145]

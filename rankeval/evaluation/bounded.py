@@ -203,7 +203,30 @@ class _State:
     def __init__(self, score, qrels, measures, chosen):
         self.score, self.qrels, self.measures, self.chosen = score, qrels, measures, chosen
         self.judged = pc.unique(qrels.column("query_id"))
+        # the qrels by query (a stable sort keeps each query's rows in file order), and
+        # each query's row range: a batch takes its queries' rows without a scan of all
+        # the qrels (a scan per batch would make the time grow with queries x batches)
+        ids = qrels.column("query_id")
+        self.by_query = qrels.take(pc.sort_indices(ids))
+        sorted_ids = self.by_query.column("query_id").combine_chunks()
+        starts = _run_starts(sorted_ids) if len(sorted_ids) else np.zeros(0, np.int64)
+        self.query_values = sorted_ids.take(pa.array(starts))
+        self.bounds = np.append(starts, len(sorted_ids)).astype(np.int64)
         self.reset()
+
+    def judgments_of(self, queries: pa.Array) -> pa.Table:
+        """The qrels rows of ``queries`` (grouped by query, each in file order)."""
+        try:
+            at = pc.index_in(queries, value_set=self.query_values)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
+            # ids of another type: the scan, whose mismatch the scorer reports
+            return self.qrels.filter(pc.is_in(self.qrels.column("query_id"), value_set=queries))
+        at = np.sort(pc.drop_null(at).to_numpy().astype(np.int64))
+        starts, stops = self.bounds[at], self.bounds[at + 1]
+        lengths = stops - starts
+        rows = np.repeat(starts - (np.cumsum(lengths) - lengths), lengths) \
+            + np.arange(int(lengths.sum()), dtype=np.int64)
+        return self.by_query.take(pa.array(rows))
 
     def reset(self):
         self.frames, self.in_run, self.seen, self.run_queries = [], [], set(), 0
@@ -215,7 +238,7 @@ class _State:
         queries = pc.unique(table.column("query_id"))
         self.run_queries += len(queries)
         self.seen.update(queries.to_pylist())
-        sub = self.qrels.filter(pc.is_in(self.qrels.column("query_id"), value_set=queries))
+        sub = self.judgments_of(queries)
         if sub.num_rows == 0:
             run_table(table)  # checked all the same: finite scores, no document twice
             return

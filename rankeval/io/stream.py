@@ -25,6 +25,7 @@ import threading
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from . import trec
@@ -247,17 +248,55 @@ def _general_batches(inp, layout, block_size: int):
 
 
 def partition_of(query_ids, n: int) -> np.ndarray:
-    """The partition (0 .. n-1) of each query id: a fixed hash of its text, the same on
-    every machine and in every process (no hash seed)."""
-    import pandas as pd
-
+    """The partition (0 .. n-1) of each query id: a fixed hash of its bytes, the same on
+    every machine and in every process (no hash seed), computed once per distinct id."""
     encoded = query_ids.dictionary_encode() if not pa.types.is_dictionary(query_ids.type) \
         else query_ids
     if isinstance(encoded, pa.ChunkedArray):
         encoded = encoded.combine_chunks()
-    uniques = encoded.dictionary.to_numpy(zero_copy_only=False).astype(object)
-    hashes = pd.util.hash_array(uniques, categorize=False) % np.uint64(n)
+    hashes = _id_hashes(encoded.dictionary) % np.uint64(n)
     return hashes.astype(np.int64)[encoded.indices.to_numpy(zero_copy_only=False)]
+
+
+_MIX = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9),
+        np.uint64(0x94D049BB133111EB))
+_WIDEST = 64  # ids up to this many bytes are hashed as words; longer ones by pandas
+
+
+def _mix(x: np.ndarray) -> np.ndarray:
+    """SplitMix64's finaliser, elementwise on uint64 (wrapping arithmetic)."""
+    x = x + _MIX[0]
+    x = (x ^ (x >> np.uint64(30))) * _MIX[1]
+    x = (x ^ (x >> np.uint64(27))) * _MIX[2]
+    return x ^ (x >> np.uint64(31))
+
+
+def _id_hashes(values: pa.Array) -> np.ndarray:
+    """A 64-bit hash of every id of ``values`` (distinct ids): its bytes padded with NUL
+    to a multiple of 8 (Arrow's ``ascii_rpad`` counts bytes), read as words and mixed
+    word by word; no Python object per id. Integer ids hash their decimal text; ids
+    longer than 64 bytes go through pandas' ``hash_array`` (one object per id)."""
+    if not len(values):
+        return np.zeros(0, dtype=np.uint64)
+    if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
+        values = values.cast(pa.string())
+    longest = int(pc.max(pc.binary_length(values)).as_py() or 0)
+    if longest > _WIDEST:
+        import pandas as pd
+
+        objects = values.to_numpy(zero_copy_only=False).astype(object)
+        return pd.util.hash_array(objects, categorize=False).astype(np.uint64)
+    width = max(8, -(-longest // 8) * 8)
+    padded = pc.ascii_rpad(values, width=width, padding="\x00")
+    large = pa.types.is_large_string(padded.type)
+    offsets = np.frombuffer(padded.buffers()[1], dtype=np.int64 if large else np.int32,
+                            count=1, offset=padded.offset * (8 if large else 4))
+    words = np.frombuffer(padded.buffers()[2], dtype="<u8", count=len(values) * width // 8,
+                          offset=int(offsets[0])).reshape(len(values), width // 8)
+    h = np.zeros(len(values), dtype=np.uint64)
+    for j in range(width // 8):
+        h = _mix(h ^ words[:, j])
+    return h
 
 
 def partition_batches(batches, n: int, directory: str) -> list:
