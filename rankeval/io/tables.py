@@ -489,6 +489,8 @@ def _id_column(array, name: str, where) -> pa.ChunkedArray:
 
 
 _COLLECTIONS = (list, tuple, set, frozenset, np.ndarray)
+# Containers of document ids read without a check per query (a set has no order: qrels only)
+_PLAIN_LISTS = {"run": {list, tuple}, "qrels": {list, tuple, set, frozenset}}
 # Documents per conversion of dict keys and values to Arrow: a batch of whole queries,
 # small enough that the Python objects a batch's list has just touched are still in the
 # CPU cache when Arrow reads them (a list of every document would be read back from
@@ -507,8 +509,8 @@ def from_mapping(data: Mapping, kind: str) -> pa.Table:
     failed conversion goes element by element, to name the culprit. A dict's
     keys are unique, so a run or qrels of dicts skips the duplicate search.
     """
-    queries, inner, lengths, plain = _queries_with_documents(data, kind)
-    all_mappings = plain is not None
+    queries, inner, lengths, form, mapping_at = _queries_with_documents(data, kind)
+    all_mappings = form in ("dicts", "mappings")
     n = int(lengths.sum())
     qcodes = np.repeat(np.arange(len(queries), dtype=np.int32), lengths)
     starts = np.cumsum(lengths) - lengths
@@ -549,17 +551,17 @@ def from_mapping(data: Mapping, kind: str) -> pa.Table:
     if all_mappings:
         for a, b in batches:
             lo, hi = int(starts[a]), int(ends[b - 1])
-            values[lo:hi] = _dict_values(inner[a:b], queries[a:b], kind, hi - lo, plain)
+            values[lo:hi] = _dict_values(inner[a:b], queries[a:b], kind, hi - lo,
+                                         form == "dicts")
     else:
         # lists and sets: grade 1 (qrels); position i of n scores n - i + 1 (run)
         if kind == "qrels":
             values.fill(1.0)
         else:
             np.subtract(np.repeat(ends, lengths), np.arange(n), out=values, casting="unsafe")
-        for i, docs in enumerate(inner):
-            if isinstance(docs, Mapping):
-                lo, hi = int(starts[i]), int(ends[i])
-                values[lo:hi] = _dict_values([docs], [queries[i]], kind, hi - lo, False)
+        for i in mapping_at:  # the dicts among them
+            lo, hi = int(starts[i]), int(ends[i])
+            values[lo:hi] = _dict_values([inner[i]], [queries[i]], kind, hi - lo, False)
     if len(query_values) and len(queries):
         query_ids = pa.DictionaryArray.from_arrays(pa.array(qcodes), query_values)
     else:
@@ -579,27 +581,31 @@ def from_mapping(data: Mapping, kind: str) -> pa.Table:
 
 
 def _queries_with_documents(data: Mapping, kind: str):
-    """``(queries, inner, lengths, plain)``: the queries that have at least one
-    document, their dicts, lists or sets (NumPy arrays as lists), the number of
-    documents of each (int64), and ``plain``: True if every one is a ``dict``,
-    False if every one is a mapping of another kind, None if some are lists or
-    sets. A query with no document has no row (``{q: {}}``, ``{q: []}``)."""
+    """``(queries, inner, lengths, form, mapping_at)``: the queries that have at
+    least one document, their dicts, lists or sets (NumPy arrays as lists), the
+    number of documents of each (int64), the ``form`` of ``inner`` (``"dicts"``:
+    every one is a ``dict``; ``"mappings"``: every one is a mapping, some of
+    another kind; ``"lists"``: none is a mapping; ``"mixed"``), and for
+    ``"mixed"`` the positions of the mappings in ``inner``. A query with no
+    document has no row (``{q: {}}``, ``{q: []}``)."""
     inner = list(data.values())
-    if set(map(type, inner)) <= {dict}:  # the usual case: no check per query needed
+    types = set(map(type, inner))
+    form = "dicts" if types <= {dict} else "lists" if types <= _PLAIN_LISTS[kind] else None
+    if form is not None:  # the usual cases: no check per query needed
         lengths = np.fromiter(map(len, inner), np.int64, len(inner))
         queries = list(data)
         if not lengths.all():
-            keep = np.flatnonzero(lengths)
-            queries = [queries[i] for i in keep.tolist()]
-            inner = [inner[i] for i in keep.tolist()]
+            keep = np.flatnonzero(lengths).tolist()
+            queries = [queries[i] for i in keep]
+            inner = [inner[i] for i in keep]
             lengths = lengths[keep]
-        return queries, inner, lengths, True
+        return queries, inner, lengths, form, []
     what = WHAT[kind]
-    queries, inner = [], []
-    all_mappings = True
+    queries, inner, mapping_at = [], [], []
     for q, docs in data.items():
         if type(docs) is dict or isinstance(docs, Mapping):
-            pass
+            if len(docs):
+                mapping_at.append(len(inner))
         elif isinstance(docs, _COLLECTIONS):
             if kind == "run" and isinstance(docs, (set, frozenset)):
                 raise TypeError(
@@ -608,7 +614,6 @@ def _queries_with_documents(data: Mapping, kind: str):
                 )
             if isinstance(docs, np.ndarray):
                 docs = docs.tolist()
-            all_mappings = False
         else:
             raise TypeError(
                 f"{kind}[{q!r}] must be a dict {{doc_id: {what}}} or a "
@@ -619,7 +624,11 @@ def _queries_with_documents(data: Mapping, kind: str):
             queries.append(q)
             inner.append(docs)
     lengths = np.fromiter(map(len, inner), np.int64, len(inner))
-    return queries, inner, lengths, (False if all_mappings else None)
+    if len(mapping_at) == len(inner):
+        form = "mappings"
+    else:
+        form = "mixed" if mapping_at else "lists"
+    return queries, inner, lengths, form, mapping_at
 
 
 def from_subtopic_mapping(data: Mapping) -> pa.Table:
