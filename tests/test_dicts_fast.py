@@ -350,3 +350,18 @@ def test_a_dict_subclass_is_read_through_its_own_methods():
     data = {"q": Doubled(a=1.0, b=2.0)}
     _same(data, "run")
     assert tables.from_mapping(data, "run").column("score").to_pylist() == [2.0, 4.0]
+
+
+@pytest.mark.parametrize("empty", [{}, [], (), OrderedDict(), np.array([])],
+                         ids=["dict", "list", "tuple", "OrderedDict", "ndarray"])
+def test_an_empty_ranking_is_scored_and_one_of_another_id_kind_ignored(empty):
+    # rank_run finds the empty rankings of a dict run from the rankings' lengths (a
+    # NumPy pass when every ranking is a dict, list or tuple; else one check per query)
+    import rankeval
+
+    qrels = {"q1": {"a": 1}, "q2": {"b": 1}, "q3": {"c": 1}}
+    run = {"q1": {"a": 0.5}, "q2": empty, 7: empty, "q3": ["c"]}
+    frame = rankeval.evaluate(qrels, run, ["AP", "NumRet"])
+    assert frame.index.tolist() == ["q1", "q2", "q3"]  # 7 is no query of these qrels
+    assert frame["AP"].tolist() == [1.0, 0.0, 1.0]
+    assert frame["NumRet"].tolist() == [1, 0, 1]
