@@ -294,7 +294,7 @@ def table(title: str, header: list, rows: list, out: list) -> None:
     out.append((title, header, rows))
 
 
-def files_section(paths, lines, processes, tmp, records, report, check):
+def files_section(paths, lines, depth, processes, tmp, records, report, check):
     import pandas as pd
 
     names = list(MEASURES)
@@ -302,7 +302,7 @@ def files_section(paths, lines, processes, tmp, records, report, check):
                   run=str(paths["grouped"]), pytrec=list(MEASURES.values()))
     rows = [("pytrec_eval (grouped file)", f"{py['time']:.2f}", f"{py['peak_mb']:.0f}",
              "1.00", "1.00")]
-    records.append(_record("pytrec_eval", lines, py))
+    records.append(_record("pytrec_eval", lines, py, depth=depth))
     frames = {}
     for layout in ("grouped", "shuffled"):
         for budget in ("default", None):
@@ -315,15 +315,18 @@ def files_section(paths, lines, processes, tmp, records, report, check):
                          f"{r['peak_mb']:.0f}", f"{r['time'] / py['time']:.2f}",
                          f"{r['peak_mb'] / py['peak_mb']:.2f}"))
             if layout == "grouped" and budget == "default":
-                records.append(_record("rankeval", lines, r))
+                records.append(_record("rankeval", lines, r, depth=depth))
     check(frames, py["means"])
     table(f"1. Files, {lines:,} lines: median of {processes} fresh processes",
           ["tool", "time s", "peak MB", "x pytrec time", "x pytrec memory"], rows, report)
     return frames["grouped", "default"]
 
 
-def _record(tool, lines, r, mode="files") -> dict:
-    return {"tool": tool, "mode": mode, "run_lines": lines, "first": r["time"],
+def _record(tool, lines, r, mode="files", depth=1000) -> dict:
+    """One measurement as ``plot_runs.py`` reads it (``bench_runs.py``'s fields); the tool
+    is named for this script, so that its points are their own line on the chart."""
+    return {"tool": f"{tool} (bench_scale.py)", "mode": mode, "run_lines": lines,
+            "size": f"{lines // depth}x{depth}", "round": 0, "first": r["time"],
             "warm": r.get("warm", float("nan")), "peak_mb": r["peak_mb"],
             "times": r.get("times", [r["time"]])}
 
@@ -374,7 +377,7 @@ def main(argv=None) -> int:  # noqa: C901 - one linear report
         print(f"run {args.queries:,} x {args.depth:,} = {lines:,} lines, {size:.0f} MB "
               f"(made or found in {time.perf_counter() - t:.0f} s)\n", flush=True)
         if "files" in args.parts:
-            files_section(small, lines, args.processes, tmp, records, report, check)
+            files_section(small, lines, args.depth, args.processes, tmp, records, report, check)
         per_m = {}
         for layout in ("grouped", "shuffled") if "scale" in args.parts else ():
             r = child(mode="evaluate", qrels=str(small["qrels"]), run=str(small[layout]),
@@ -397,8 +400,8 @@ def main(argv=None) -> int:  # noqa: C901 - one linear report
                               f"{ours['peak_mb']:.0f} ({ours['before_mb']:.0f})",
                               f"{theirs['peak_mb']:.0f} ({theirs['before_mb']:.0f})",
                               f"{ours['peak_mb'] / theirs['peak_mb']:.2f}"))
-            records.append(_record("rankeval", q * d, ours, mode="dicts"))
-            records.append(_record("pytrec_eval", q * d, theirs, mode="dicts"))
+            records.append(_record("rankeval", q * d, ours, mode="dicts", depth=d))
+            records.append(_record("pytrec_eval", q * d, theirs, mode="dicts", depth=d))
         if dict_rows:
             table("2. From dicts (in memory before the clock): one process per tool",
                   ["size", "call", "rankeval s", "pytrec_eval s", "ratio"], dict_rows, report)
@@ -421,7 +424,7 @@ def main(argv=None) -> int:  # noqa: C901 - one linear report
                 frames[layout] = pd.read_pickle(out)
                 per_m[args.large_queries, layout] = (r, big_lines, big_size)
                 if layout == "grouped":
-                    records.append(_record("rankeval", big_lines, r))
+                    records.append(_record("rankeval", big_lines, r, depth=args.depth))
             check(frames)
         rows = []
         for (q, layout), (r, n, mb) in per_m.items():  # (empty without "scale")
@@ -449,9 +452,14 @@ def _finish(args, problems, records) -> int:
                         "of its size; means equal to pytrec_eval's to 1e-12"
                         if not problems else "; ".join(problems)))
     if args.json:
-        meta = {"date": time.strftime("%Y-%m-%d"), "machine": f"{platform.node()}, "
-                f"{os.cpu_count()} CPUs", "script": "bench_scale.py",
-                "versions": {"python": platform.python_version()}}
+        from importlib.metadata import version
+
+        import pyarrow
+
+        meta = {"date": time.strftime("%Y-%m-%d"), "cores": os.cpu_count(),
+                "python": platform.python_version(), "script": "bench_scale.py",
+                "versions": {"pyarrow": pyarrow.__version__,
+                             "pytrec_eval": version("pytrec-eval-terrier")}}
         Path(args.json).write_text(json.dumps({"meta": meta, "measurements": records},
                                               indent=1) + "\n")
     return 1 if problems else 0

@@ -3,7 +3,9 @@
     python benchmarks/bench_runs.py --modes files --json benchmarks/runs.json ...
     python benchmarks/plot_runs.py benchmarks/runs.json --out benchmarks/runs.png
 
-Several JSON files (runs of different sizes) are drawn as one.
+Several JSON files (runs of different sizes) are drawn as one; the JSON that
+bench_scale.py --json writes adds its points (the default budget, up to 70 M lines) as
+lines of their own.
 
 Two panels against the number of run lines (log scales), one line per tool, from the
 ``files`` mode (reading both files included): the time of one evaluation (solid: the
@@ -27,6 +29,8 @@ COLOURS = {  # Okabe-Ito, as the book's figures
     "ranx": "#CC79A7",
     "rankeval-sysmalloc": "#56B4E9",
     "rankeval-pandas-first": "#E69F00",
+    "rankeval (bench_scale.py)": "#000000",
+    "pytrec_eval (bench_scale.py)": "#999999",
 }
 
 

@@ -14,9 +14,10 @@ The engine is **pyarrow** (pinned in ``requirements.txt``): the inputs arrive
 as Arrow tables (from :mod:`rankeval.io`), ids are matched by Arrow's
 hash kernels (``pyarrow.compute.index_in`` and ``dictionary_encode`` for the
 query ids, an Acero hash join for the (query, document) pairs) that compare
-the ids as exact strings (or integers), and documents are ordered by
-Arrow's stable multi-key sort (``pyarrow.compute.sort_indices``), which
-compares strings byte by byte, as C's ``strcmp`` does in trec_eval. A run
+the ids as exact strings (or integers); documents are ordered by query and
+score with NumPy's stable ``lexsort`` (integer codes and floats), and tied
+scores by document id with Arrow's stable ``sort_indices``, which compares
+strings byte by byte, as C's ``strcmp`` does in trec_eval. A run
 as systems write it (each query's documents together, best first) needs no
 sort of its rows: only whole queries move (NumPy). pyarrow
 was chosen over polars because pandas (the result type of ``evaluate``) already
@@ -35,7 +36,7 @@ import numpy as np
 from .io.canonical import canonical_table
 from .metrics.validation import check_choice, check_k, check_threshold
 
-__all__ = ["RankedRun", "rank_run", "release_memory", "check_options"]
+__all__ = ["RankedRun", "rank_run", "release_memory", "check_options", "by_query_and_score"]
 
 TIES = ("trec_eval", "input", "average")
 IDEAL = ("judged", "retrieved")
@@ -609,11 +610,8 @@ def _rank_order(q, s, rows, ties: str, n_distinct: int) -> np.ndarray:
     A run as systems write it (each query's documents together, best first)
     is already in that order within each query (one pass over neighbouring
     rows checks it): then only whole queries move, without a sort. Any other
-    run is sorted by Arrow's ``sort_indices``.
+    run is sorted by NumPy's stable ``lexsort``.
     """
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
     blocks = _blocks(q, n_distinct) if q.size else None
     if blocks is not None:
         descending = np.empty(q.size, dtype=bool)
@@ -622,10 +620,24 @@ def _rank_order(q, s, rows, ties: str, n_distinct: int) -> np.ndarray:
         descending[-1] = True
         if descending.all():
             return _move_blocks(q, *blocks)
-    keys = {"q": q, "s": s} if ties == "trec_eval" else {"q": q, "s": s, "row": rows}
-    sort_keys = [("q", "ascending"), ("s", "descending"), ("row", "ascending")][: len(keys)]
-    order = pc.sort_indices(pa.table(keys), sort_keys=sort_keys)
-    return order.to_numpy().astype(np.intp)
+    return by_query_and_score(q, s)
+
+
+def by_query_and_score(q: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """The stable order of rows by query code ``q`` ascending, then score ``s``
+    descending: rows of equal query and score keep their input order.
+
+    Two stable NumPy sorts (by score, then by query; the result is
+    ``np.lexsort((-s, q))``, the one stable order whatever the CPU): query codes that
+    fit in 16 bits take NumPy's radix sort, which makes it about half of ``lexsort``'s
+    time and a third of Arrow's multi-key ``sort_indices``'. ``-0.0`` ties ``0.0``, as
+    the comparison of scores does.
+    """
+    by_score = np.argsort(np.negative(s), kind="stable")
+    keys = q[by_score]
+    if keys.size and 0 <= keys.min() and keys.max() < 2**15:
+        keys = keys.astype(np.int16)
+    return by_score[np.argsort(keys, kind="stable")].astype(np.intp, copy=False)
 
 
 def check_options(*, threshold, ties, judged_only, missing, ideal, score_precision, grades,
@@ -746,7 +758,7 @@ def rank_run(
     documents are then ordered by query and score descending: if each
     query's documents already sit together, best first (as systems write
     runs), by moving whole queries only; otherwise by one
-    stable multi-key sort (``pyarrow.compute.sort_indices``). Tied scores are
+    stable multi-key sort (NumPy's ``lexsort``). Tied scores are
     then ordered by ``ties``. Either way the result is the same.
 
     Chapter: :doc:`/chapters/14_evaluating_a_run`.

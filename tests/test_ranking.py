@@ -378,3 +378,20 @@ def test_tied_signed_zeros_keep_their_own_scores():
     r = rank_run({"q": {"a": 1}}, {"q": {"a": -0.0, "b": 0.0}})
     assert np.signbit(r.scores).tolist() == [False, True]
     assert _grades(r, unjudged=-9.0) == [[-9.0, 1.0]]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 40000), st.sampled_from([0.0, -0.0, 1.5, -2.0, 1e300,
+                                                                   3.0, 1.5 + 1e-12])),
+                max_size=60))
+def test_by_query_and_score_is_the_stable_order(rows):
+    """Two stable sorts (radix for 16-bit codes) give lexsort's order: query ascending,
+    score descending, equal scores (-0.0 with 0.0) in input order."""
+    from rankeval.ranking import by_query_and_score
+
+    q = np.array([r[0] for r in rows], dtype=np.int64)
+    s = np.array([r[1] for r in rows], dtype=np.float64)
+    expected = np.lexsort((-s, q))
+    assert by_query_and_score(q, s).tolist() == expected.tolist()
+    small = q % 7
+    assert by_query_and_score(small, s).tolist() == np.lexsort((-s, small)).tolist()

@@ -358,3 +358,37 @@ def test_partition_of_is_fixed_and_total():
     assert partition_of(pa.array(ids).cast(pa.large_string()), 5).tolist() == parts.tolist()
     # SplitMix64 over the NUL-padded words: fixed numbers
     assert partition_of(pa.array(["q1", "q2"]), 1000).tolist() == [819, 145]
+
+
+@pytest.mark.parametrize("ties", ["input", "trec_eval", "average"])
+def test_partitions_keep_float32_ties_in_file_order(tmp_path, ties):
+    """Scores equal as 32-bit floats but not as doubles tie under score_precision="float":
+    the partition's regrouping must not order them by their doubles."""
+    rows = []
+    for q in range(6):
+        for d in range(12):
+            base = 1.0 + (d // 3)  # three documents per score level
+            rows.append((f"q{q}", f"d{d}", base + (d % 3) * 1e-9))
+    order = np.random.default_rng(0).permutation(len(rows))
+    path = tmp_path / "run.txt"
+    path.write_text("".join(f"{q} Q0 {d} 0 {s!r} t\n" for q, d, s in (rows[i] for i in order)))
+    qrels = {f"q{q}": {f"d{d}": int(d % 4 == 0) for d in range(12)} for q in range(6)}
+    measures = ["P@1", "P@2", "AP", "nDCG@3"] if ties != "average" else ["nDCG@3", "nDCG"]
+    options = dict(ties=ties, score_precision="float")
+    expected = rankeval.evaluate(qrels, str(path), measures, max_memory=None, **options)
+    got, _ = evaluate_bounded(score_run, qrels, str(path), measures,
+                              as_conventions(None, **options), 1 << 20, block=300,
+                              partitions=3)
+    equal(got, expected)
+
+
+@pytest.mark.parametrize("shuffle", [None, 8])
+def test_streams_a_compressed_run(tmp_path, stream_always, shuffle):
+    import gzip
+
+    qrels, run = make_data(9, n_queries=50)
+    path = write_run(tmp_path / "run.txt", run, shuffle)
+    packed = tmp_path / "run.txt.gz"
+    packed.write_bytes(gzip.compress(path.read_bytes()))
+    expected = rankeval.evaluate(qrels, str(path), MEASURES, max_memory=None)
+    equal(rankeval.evaluate(qrels, str(packed), MEASURES, max_memory="1MB"), expected)

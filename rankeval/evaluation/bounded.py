@@ -69,7 +69,7 @@ from ..io.stream import (
     source_size,
     spooled,
 )
-from ..ranking import release_memory
+from ..ranking import by_query_and_score, release_memory
 from .conventions import Conventions
 
 __all__ = ["parse_memory", "evaluate_bounded", "DEFAULT_MEMORY"]
@@ -85,6 +85,9 @@ _MAX_BLOCK = 1 << 28
 # grouped is read at once if it is at most budget / _FIT_FACTOR bytes.
 _WHOLE_FACTOR = 8
 _FIT_FACTOR = 4
+# A compressed run's text is taken to be this many times its file (gzip makes TREC runs
+# about 4 to 6 times smaller), for the number of partitions.
+_COMPRESSION = 8
 
 
 def parse_memory(value) -> int:
@@ -140,7 +143,10 @@ def evaluate_bounded(score, qrels, run, measures, chosen: Conventions, budget: i
                     except _Ungrouped:
                         state.reset()
                         size = source_size(path)
-                        if whole is not None and whole * _FIT_FACTOR <= budget:
+                        if size is not None and plain_size(path) is None:
+                            size *= _COMPRESSION  # compressed: its text is larger
+                        if partitions is None and whole is not None \
+                                and whole * _FIT_FACTOR <= budget:
                             return score(q, run, measures, conventions=chosen, max_memory=None)
                         n = partitions or _partition_count(size, budget)
                         parts = os.path.join(tmp, "parts")
@@ -152,7 +158,7 @@ def evaluate_bounded(score, qrels, run, measures, chosen: Conventions, budget: i
                             with pa.OSFile(part) as source:  # read, not mapped: freed after
                                 table = pa.ipc.open_file(source).read_all()
                             os.remove(part)
-                            state.score_queries(table)
+                            state.score_queries(_by_query_and_score(table, chosen))
                             del table
                             release_memory()
                     break
@@ -161,7 +167,24 @@ def evaluate_bounded(score, qrels, run, measures, chosen: Conventions, budget: i
     return state.finish()
 
 
+def _by_query_and_score(table: pa.Table, chosen: Conventions) -> pa.Table:
+    """The rows of a partition grouped by query, best score first, equal scores in file
+    order (a stable sort): the order a system writes a run in, which the ranking then
+    takes without a sort of its own (and the search for a document listed twice without
+    one either). Scores are compared as the ranking compares them (as 32-bit floats
+    with ``score_precision="float"``), so that its ties stay in file order and the
+    values are those of the partition as read."""
+    codes = pc.dictionary_encode(table.column("query_id")).combine_chunks().indices
+    scores = table.column("score").to_numpy()
+    if chosen.score_precision == "float":
+        with np.errstate(over="ignore"):
+            scores = scores.astype(np.float32).astype(np.float64)
+    order = by_query_and_score(codes.to_numpy(zero_copy_only=False), scores)
+    return table.take(pa.array(order))
+
+
 def _partition_count(size: int | None, budget: int) -> int:
+    """Partitions of about 1/16 of the budget of text each (16 if the size is unknown)."""
     if size is None:
         return 16
     return max(1, math.ceil(size / max(budget // 16, 1)))
@@ -176,16 +199,18 @@ def _grouped_pass(batches, state) -> None:
             continue
         ids = table.column("query_id").combine_chunks()
         starts = _run_starts(ids)
-        heads = ids.take(pa.array(starts)).to_pylist()
+        head_ids = ids.take(pa.array(starts))
+        heads = head_ids.to_pylist()
         if len(set(heads)) < len(heads) or not state.seen.isdisjoint(heads[:-1]) \
                 or heads[-1] in state.seen:
             raise _Ungrouped
         last = int(starts[-1])
         if last:
-            state.score_queries(table.slice(0, last))
+            state.score_queries(table.slice(0, last), head_ids.slice(0, len(heads) - 1))
         carry = table.slice(last)
+        carry_id = head_ids.slice(len(heads) - 1)
     if carry is not None and carry.num_rows:
-        state.score_queries(carry)
+        state.score_queries(carry, carry_id)
 
 
 def _run_starts(ids: pa.Array) -> np.ndarray:
@@ -231,11 +256,13 @@ class _State:
     def reset(self):
         self.frames, self.in_run, self.seen, self.run_queries = [], [], set(), 0
 
-    def score_queries(self, table: pa.Table) -> None:
-        """Score the whole queries of ``table`` (every row of each query is in it)."""
+    def score_queries(self, table: pa.Table, queries: pa.Array | None = None) -> None:
+        """Score the whole queries of ``table`` (every row of each query is in it);
+        ``queries``, their distinct ids, if known."""
         from ..io import run_table
 
-        queries = pc.unique(table.column("query_id"))
+        if queries is None:
+            queries = pc.unique(table.column("query_id"))
         self.run_queries += len(queries)
         self.seen.update(queries.to_pylist())
         sub = self.judgments_of(queries)

@@ -249,13 +249,15 @@ def _general_batches(inp, layout, block_size: int):
 
 def partition_of(query_ids, n: int) -> np.ndarray:
     """The partition (0 .. n-1) of each query id: a fixed hash of its bytes, the same on
-    every machine and in every process (no hash seed), computed once per distinct id."""
-    encoded = query_ids.dictionary_encode() if not pa.types.is_dictionary(query_ids.type) \
-        else query_ids
-    if isinstance(encoded, pa.ChunkedArray):
-        encoded = encoded.combine_chunks()
-    hashes = _id_hashes(encoded.dictionary) % np.uint64(n)
-    return hashes.astype(np.int64)[encoded.indices.to_numpy(zero_copy_only=False)]
+    every machine and in every process (no hash seed)."""
+    if isinstance(query_ids, pa.ChunkedArray):
+        query_ids = query_ids.combine_chunks()
+    if pa.types.is_dictionary(query_ids.type):
+        hashes = _id_hashes(query_ids.dictionary)[query_ids.indices.to_numpy(
+            zero_copy_only=False)]
+    else:
+        hashes = _id_hashes(query_ids)  # row by row: cheaper than a dictionary's hashing
+    return (hashes % np.uint64(n)).astype(np.int64)
 
 
 _MIX = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9),
@@ -272,7 +274,7 @@ def _mix(x: np.ndarray) -> np.ndarray:
 
 
 def _id_hashes(values: pa.Array) -> np.ndarray:
-    """A 64-bit hash of every id of ``values`` (distinct ids): its bytes padded with NUL
+    """A 64-bit hash of every id of ``values``: its bytes padded with NUL
     to a multiple of 8 (Arrow's ``ascii_rpad`` counts bytes), read as words and mixed
     word by word; no Python object per id. Integer ids hash their decimal text; ids
     longer than 64 bytes go through pandas' ``hash_array`` (one object per id)."""
@@ -284,8 +286,10 @@ def _id_hashes(values: pa.Array) -> np.ndarray:
     if longest > _WIDEST:
         import pandas as pd
 
-        objects = values.to_numpy(zero_copy_only=False).astype(object)
-        return pd.util.hash_array(objects, categorize=False).astype(np.uint64)
+        encoded = pc.dictionary_encode(values)
+        objects = encoded.dictionary.to_numpy(zero_copy_only=False).astype(object)
+        hashes = pd.util.hash_array(objects, categorize=False).astype(np.uint64)
+        return hashes[encoded.indices.to_numpy(zero_copy_only=False)]
     width = max(8, -(-longest // 8) * 8)
     padded = pc.ascii_rpad(values, width=width, padding="\x00")
     large = pa.types.is_large_string(padded.type)
@@ -311,7 +315,8 @@ def partition_batches(batches, n: int, directory: str) -> list:
         for table in batches:
             table = table.cast(schema)
             part = partition_of(table.column("query_id"), n)
-            order = np.argsort(part, kind="stable")
+            # (a stable sort of small integers: NumPy's radix sort)
+            order = np.argsort(part.astype(np.int16 if n < 2**15 else np.int64), kind="stable")
             bounds = np.searchsorted(part[order], np.arange(n + 1))
             moved = table.take(pa.array(order))
             for i in range(n):
