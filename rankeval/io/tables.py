@@ -505,9 +505,17 @@ def from_mapping(data: Mapping, kind: str) -> pa.Table:
     in Python: the documents of a batch of whole queries (about
     ``_CONVERT_ROWS``) are chained into one list, whose ids and values Arrow
     converts; query codes come from ``np.repeat`` over the queries' lengths;
-    a list run's scores (``n - i + 1``) are one NumPy expression. Only a
-    failed conversion goes element by element, to name the culprit. A dict's
-    keys are unique, so a run or qrels of dicts skips the duplicate search.
+    a list run's scores (``n - i + 1``) are one NumPy expression. When every
+    query holds a ``dict`` (or every one a list or tuple; sets too for qrels),
+    one type test of all of them replaces the check of each query; other
+    containers (NumPy arrays, mappings of other kinds) are checked query by
+    query. Only a failed conversion goes element by element, to name the
+    culprit. A dict's keys are unique, so a run or qrels of mappings skips the
+    duplicate search; lists may repeat a document, so they do not.
+
+    What remains is the converters' own cost per object: at 10,000 queries x
+    100 documents (1.4 million rows of qrels and run), about 0.15 s of a 0.4 s
+    ``evaluate`` call on the machine of issue 41.
     """
     queries, inner, lengths, form, mapping_at = _queries_with_documents(data, kind)
     all_mappings = form in ("dicts", "mappings")
