@@ -425,10 +425,16 @@ def _mark_empty_rankings(present, run, queries) -> None:
     if not isinstance(run, Mapping):
         return
     kind = id_kind(queries.type)
-    empty = [
-        q for q, v in run.items()
-        if id_kind(q) == kind and hasattr(v, "__len__") and not isinstance(v, str) and not len(v)
-    ]  # fmt: skip
+    rankings = list(run.values())
+    if set(map(type, rankings)) <= {dict, list, tuple}:  # lengths without a Python loop
+        lengths = np.fromiter(map(len, rankings), np.int64, len(rankings))
+        ids = list(run)
+        empty = [ids[i] for i in np.flatnonzero(lengths == 0).tolist() if id_kind(ids[i]) == kind]
+    else:
+        empty = [
+            q for q, v in run.items()
+            if hasattr(v, "__len__") and not isinstance(v, str) and not len(v) and id_kind(q) == kind
+        ]  # fmt: skip
     if empty:
         codes = _codes(pa.array(empty, type=queries.type), queries)
         present[codes[codes >= 0]] = True
