@@ -21,6 +21,7 @@ import pytest
 import rankeval
 from rankeval.evaluation.core import score_ranked
 from rankeval.measures import DECLARATIONS, parse_measure
+from rankeval.metrics.sums import row_sum
 from rankeval.ranking import rank_run
 
 # name -> spellings: without a cut-off (when allowed), shallow and deep cut-offs, and the
@@ -173,13 +174,16 @@ def test_every_query_alone(name):
 # --- (b) blocks of any size ------------------------------------------------------------------
 
 
+BIG = _collection(seed=1, n_queries=400)  # blocks of hundreds of queries, and of one
+
+
 @pytest.mark.parametrize("name", RANKING)
 def test_any_block_size(name):
     measures = _spellings(name)
-    whole = rankeval.evaluate(QRELS, RUN, measures, **OPTIONS)
-    ranked = rank_run(QRELS, RUN, **OPTIONS)
+    whole = rankeval.evaluate(*BIG, measures, **OPTIONS)
+    ranked = rank_run(*BIG, **OPTIONS)
     parsed = [parse_measure(s) for s in measures]
-    for cells in (1, 7, 64, 500, 1 << 40):
+    for cells in (1, 7, 64, 500, 5000, 1 << 40):
         values = score_ranked(parsed, ranked, ranked.threshold, max_cells=cells)
         frame = pd.DataFrame({s: values[m] for s, m in zip(measures, parsed, strict=True)},
                              index=pd.Index(ranked.query_ids, name="query_id"))  # fmt: skip
@@ -303,3 +307,26 @@ def test_diversity(name):
     got = rankeval.evaluate_diversity({q: wide_q[q] for q in keep}, {q: wide_r[q] for q in keep},
                                       measures).drop(LONG)  # fmt: skip
     _assert_same(got, whole.loc[got.index])
+
+
+# --- the sum itself --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (1, 9), (3, 700), (255, 40), (256, 40), (2000, 9),
+                                   (300, 3000), (5, 0), (0, 5)])  # fmt: skip
+def test_row_sum_adds_in_order(shape):
+    rng = np.random.default_rng(sum(shape))
+    x = rng.random(shape) * rng.choice([0.0, 1.0, 1e-3, 1e3], shape)
+    got = row_sum(x)
+    assert got.dtype == np.float64 and got.shape == (shape[0],)
+    want = [float(sum(row.tolist(), 0.0)) for row in x]  # Python adds left to right
+    assert got.tolist() == want
+    assert row_sum(np.pad(x, ((0, 0), (0, 13)))).tolist() == want  # padding adds nothing
+    assert [row_sum(x[i : i + 1])[0] for i in range(shape[0])] == want  # each row alone
+
+
+def test_row_sum_of_negative_zeros_is_zero():
+    assert np.signbit(row_sum(np.array([[-0.0, -0.0]]))).tolist() == [False]
+    assert np.signbit(row_sum(np.full((300, 2), -0.0))).sum() == 0
+    with pytest.raises(ValueError, match="2-D"):
+        row_sum(np.zeros(3))

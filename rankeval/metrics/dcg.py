@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .declaration import REL, Declaration, Param, relevant
+from .sums import row_sum
 from .validation import as_batch, check_k, check_real, check_same_rows, finish
 
 __all__ = ["dcg", "ndcg"]
@@ -164,7 +165,7 @@ def _weighted_sum(gains, discounts, k):
     top = gains[:, :k]
     weights = discounts[: top.shape[1]]
     with np.errstate(over="ignore"):
-        sums = (top / weights).sum(axis=1)
+        sums = row_sum(top / weights)  # in rank order: the same for any padding
     return _finite(sums, top, weights, name_rows=True)
 
 
@@ -472,7 +473,7 @@ def _dcg_kernel(gains):
     sum overflows float64 (as :func:`dcg` raises)."""
     discounts = np.log2(np.arange(2, gains.shape[1] + 2))
     with np.errstate(over="ignore", invalid="ignore"):
-        sums = gains @ (1.0 / discounts)
+        sums = row_sum(gains * (1.0 / discounts))  # in rank order: the same for any padding
     return _finite(sums, gains, discounts)
 
 
@@ -563,7 +564,7 @@ def _score_bin_g(ranked, k, rel):
     inside = np.arange(rel_top.shape[1]) < ranked.lengths[:, None]
     terms = np.where(rel_top & inside, 1.0 / np.log2(2.0 + nonrel_before), 0.0)
     n_rel = ranked.n_relevant(rel)
-    return np.where(n_rel > 0, terms.sum(axis=1) / np.maximum(n_rel, 1), 0.0)
+    return np.where(n_rel > 0, row_sum(terms) / np.maximum(n_rel, 1), 0.0)
 
 
 def _score_g(ranked, k):
@@ -580,8 +581,8 @@ def _score_g(ranked, k):
     cost = np.cumsum(np.maximum(best, 1.0), axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = np.where(inside & (gains != 0), gains / np.log2(2.0 + cost - gained), 0.0)
-    total = ideal.sum(axis=1)
-    return np.where(total > 0, terms.sum(axis=1) / np.where(total > 0, total, 1.0), 0.0)
+    total = row_sum(ideal)
+    return np.where(total > 0, row_sum(terms) / np.where(total > 0, total, 1.0), 0.0)
 
 
 def _dcg_tables(ranked):
@@ -604,7 +605,7 @@ def _score_ndcg_rel(ranked, k):
         at_rel = np.where(gains > 0, dcg / idcg, 0.0)
         n_rel = (ideal > 0).sum(axis=1)
         found = (gains > 0).sum(axis=1)
-        total = at_rel.sum(axis=1) + (n_rel - found) * np.where(
+        total = row_sum(at_rel) + (n_rel - found) * np.where(
             idcg[:, -1] > 0, dcg[:, -1] / idcg[:, -1], 0.0
         )
     return np.where(total > 0, total / np.maximum(n_rel, 1), 0.0)
@@ -622,7 +623,7 @@ def _score_rndcg(ranked, k, rel):
     change[:, 1:] = ideal[:, 1:] != ideal[:, :-1]
     change &= (column >= 1) & (column <= n_pos[:, None]) & (ideal_before > 0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        total = np.where(change, before / ideal_before, 0.0).sum(axis=1)
+        total = row_sum(np.where(change, before / ideal_before, 0.0))
         count = change.sum(axis=1)
         end = ranked.lengths > n_pos + 1
         total += np.where(end & (idcg[:, -1] > 0), dcg[:, -1] / idcg[:, -1], 0.0)

@@ -10,6 +10,7 @@ import numbers
 import numpy as np
 
 from .declaration import Declaration
+from .sums import row_sum
 from .validation import (
     IN_LIST,
     as_array,
@@ -151,7 +152,7 @@ def _unnormalised(rel, alpha, kind):
     order as ndeval does. Ranks past the end of a list add exactly 0, so this is also
     the value at any deeper k."""
     scores = _novelty_scores(rel, alpha)
-    return np.cumsum(scores * _weights(kind, 0, rel.shape[1])[None, :], axis=1)[:, -1]
+    return row_sum(scores * _weights(kind, 0, rel.shape[1])[None, :])
 
 
 def _ideal_ideal(n_subtopics, alpha, k, kind):
@@ -218,7 +219,8 @@ def _tail(seen, r, a, k, kind):
     nodes, node_weights = np.polynomial.legendre.leggauss(30)
     with np.errstate(under="ignore"):
         x = (lo + hi) / 2 + (hi - lo) / 2 * nodes
-        integral = np.sum((hi - lo) / 2 * (f(x) @ node_weights[:, None]))
+        # (added in order, not by BLAS: the same value on every CPU)
+        integral = row_sum(((hi - lo) / 2 * row_sum(f(x) * node_weights)[:, None]).T)[0]
         return integral + (f(a) - f(b)) / 2 + (df(b) - df(a)) / 12
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .declaration import Declaration, Param, check_scale
+from .sums import row_sum
 from .validation import as_batch, check_k, check_probability, check_real, finish
 
 __all__ = ["err"]
@@ -169,7 +170,7 @@ def _err_kernel(stop, p=1.0):
     go_on = p * (1.0 - stop)
     reach = np.ones_like(stop)
     reach[:, 1:] = np.cumprod(go_on[:, :-1], axis=1)
-    return (stop * reach / np.arange(1, stop.shape[1] + 1)).sum(axis=1)
+    return row_sum(stop * reach / np.arange(1, stop.shape[1] + 1))  # in rank order
 
 
 # --- declarations: the measures of rankeval.evaluate this module computes ------------------

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .declaration import REL, Declaration, Param, check_scale, relevant
+from .sums import row_sum
 from .validation import as_batch, check_k, check_probability, finish
 
 __all__ = ["rbp"]
@@ -115,7 +116,7 @@ def rbp(relevance, k=None, *, p=0.8, return_residual=False):
 
 def _rbp_kernel(gains, p):
     """Kernel of RBP on a validated batch: ``gains`` (n, k) in [0, 1] of the top k."""
-    return gains @ ((1.0 - p) * p ** np.arange(gains.shape[1]))
+    return row_sum(gains * ((1.0 - p) * p ** np.arange(gains.shape[1])))  # in rank order
 
 
 # --- declarations: the measures of rankeval.evaluate this module computes ------------------
