@@ -21,7 +21,7 @@ import pytest
 import rankeval
 from rankeval.evaluation.core import score_ranked
 from rankeval.measures import DECLARATIONS, parse_measure
-from rankeval.metrics.sums import row_sum
+from rankeval.metrics.portable import row_sum
 from rankeval.ranking import rank_run
 
 # name -> spellings: without a cut-off (when allowed), shallow and deep cut-offs, and the

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .declaration import REL, Declaration, nonempty
-from .sums import row_sum
+from .portable import row_sum
 from .validation import as_batch, check_k, check_n_relevant, check_threshold, finish
 
 __all__ = ["average_recall"]

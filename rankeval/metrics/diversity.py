@@ -5,12 +5,13 @@ Chapter: :doc:`/chapters/08_ndcg`.
 
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
 
 from .declaration import Declaration
-from .sums import row_sum
+from .portable import each, row_sum
 from .validation import (
     IN_LIST,
     as_array,
@@ -109,7 +110,7 @@ def _weights(kind, start, stop):
     i = np.arange(start, stop, dtype=np.float64)
     if kind == "err":
         return 1.0 / (i + 1.0)
-    w = np.log(2.0) / np.log(i + 2.0)
+    w = math.log(2.0) / each(math.log, i + 2.0, np.log)  # the C library's log: every CPU
     if start == 0:
         w[0] = 1.0
     return w

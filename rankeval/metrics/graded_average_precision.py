@@ -10,7 +10,7 @@ import numbers
 import numpy as np
 
 from .declaration import Declaration, Param, check_scale, nonempty
-from .sums import row_sum
+from .portable import row_sum
 from .validation import as_batch, check_k, finish
 
 __all__ = ["graded_average_precision"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .declaration import Declaration, Param, judged_batch
-from .sums import row_sum
+from .portable import row_sum
 from .validation import as_judged_batch, check_k, check_probability, finish, per_query
 
 __all__ = ["trec_rbp"]
