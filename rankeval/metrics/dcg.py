@@ -568,7 +568,9 @@ def _score_bin_g(ranked, k, rel):
     rel_top = relevant(ranked, k, rel)
     nonrel_before = np.cumsum(~rel_top, axis=1) - ~rel_top  # non-relevant above each rank
     inside = np.arange(rel_top.shape[1]) < ranked.lengths[:, None]
-    terms = np.where(rel_top & inside, 1.0 / log2(2.0 + nonrel_before), 0.0)
+    scored = rel_top & inside
+    terms = np.zeros(rel_top.shape)
+    terms[scored] = 1.0 / log2(2.0 + nonrel_before[scored])
     n_rel = ranked.n_relevant(rel)
     return np.where(n_rel > 0, row_sum(terms) / np.maximum(n_rel, 1), 0.0)
 
