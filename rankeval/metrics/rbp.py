@@ -111,7 +111,7 @@ def rbp(relevance, k=None, *, p=0.8, return_residual=False):
     if not return_residual:
         return values
     depth = batch.lengths if k is None else np.minimum(batch.lengths, k)
-    return values, finish(p**depth, batch)
+    return values, finish(each(lambda d: p**d, depth, lambda d: np.power(p, d)), batch)
 
 
 def _rbp_kernel(gains, p):
