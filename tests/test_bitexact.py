@@ -330,3 +330,52 @@ def test_row_sum_of_negative_zeros_is_zero():
     assert np.signbit(row_sum(np.full((300, 2), -0.0))).sum() == 0
     with pytest.raises(ValueError, match="2-D"):
         row_sum(np.zeros(3))
+
+
+# --- a guard: no kernel computes a value by BLAS or by NumPy's vector log/exp/power ---------
+
+_VECTOR_MATH = {"log", "log2", "log10", "log1p", "exp", "exp2", "expm1", "power", "float_power",
+                "dot", "einsum", "matmul", "inner", "vdot", "tensordot"}  # fmt: skip
+#: (module, function) allowed to: ndeval's normaliser past 2**22 ranks (Euler-Maclaurin
+#: on a smooth tail, reached only with alpha near 0 and a k in the millions)
+_ALLOWED = {("diversity", "_tail")}
+
+
+def _offences(path):
+    import ast
+
+    tree = ast.parse(path.read_text())
+    found = []
+
+    def visit(node, function, fallback):
+        if isinstance(node, ast.FunctionDef) and function is None:  # the module's function
+            function = node.name
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "each":
+            for arg in node.args[2:]:  # the fallback of each(): only special values
+                visit(arg, function, True)
+            for arg in node.args[:2]:
+                visit(arg, function, fallback)
+            return
+        bad = isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            bad |= getattr(node.func.value, "id", None) == "np" and node.func.attr in _VECTOR_MATH
+        if bad and not fallback and (path.stem, function) not in _ALLOWED:
+            found.append(f"{path.name}:{node.lineno} in {function}")
+        for child in ast.iter_child_nodes(node):
+            visit(child, function, fallback)
+
+    visit(tree, None, False)
+    return found
+
+
+def test_no_blas_or_vector_math_in_the_kernels():
+    # ``@`` and np.dot add in the BLAS kernel's order; NumPy's AVX-512 log2, log, exp and
+    # power differ from the C library's in the last bit for some arguments. The kernels
+    # use rankeval.metrics.portable's row_sum and each (log2, exp2) instead.
+    from pathlib import Path
+
+    import rankeval.metrics
+
+    folder = Path(rankeval.metrics.__file__).parent
+    found = [o for p in sorted(folder.glob("*.py")) if p.stem != "portable" for o in _offences(p)]
+    assert not found, found
