@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .declaration import REL, Declaration, relevant
+from .portable import row_sum
 from .validation import as_batch, check_k, check_n_relevant, check_threshold, finish
 
 __all__ = ["average_precision"]
@@ -137,7 +138,7 @@ def _average_precision_kernel(relevant, denominator):
     ``denominator`` (n,) the relevant count of each query (0 gives AP 0)."""
     ranks = np.arange(1, relevant.shape[1] + 1)
     precision = np.cumsum(relevant, axis=1, dtype=np.float64) / ranks
-    summed = (precision * relevant).sum(axis=1)
+    summed = row_sum(precision * relevant)  # in rank order: the same for any padding
     return np.where(denominator > 0, summed / np.maximum(denominator, 1), 0.0)
 
 

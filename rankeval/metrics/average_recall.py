@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .declaration import REL, Declaration, nonempty
+from .portable import row_sum
 from .validation import as_batch, check_k, check_n_relevant, check_threshold, finish
 
 __all__ = ["average_recall"]
@@ -104,7 +105,7 @@ def average_recall(relevance, k=None, *, n_relevant="in_list", threshold=1):
 
     rel = relevant[:, :k]
     recall = np.cumsum(rel, axis=1, dtype=np.float64) / np.maximum(total, 1)[:, None]  # R(i), i = 1..k
-    summed = (recall * rel).sum(axis=1)  # sum of R(i) rel(i)
+    summed = row_sum(recall * rel)  # sum of R(i) rel(i), in rank order
     found = rel.sum(axis=1)  # sum of rel(i)
     values = np.where(found > 0, summed / np.maximum(found, 1), 0.0)
     return finish(values, batch)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .declaration import REL, Declaration, judged_batch
+from .portable import row_sum
 from .validation import as_judged_batch, check_count, check_n_relevant, check_threshold, finish
 
 __all__ = ["bpref"]
@@ -25,7 +26,7 @@ def _bpref(grades, lengths, n_relevant, n_nonrelevant, threshold):
     with np.errstate(invalid="ignore", divide="ignore"):
         term = np.where(above > 0, 1.0 - np.minimum(above, r) / denominator, 1.0)
     # Sequential sum, as trec_eval adds: padding leaves the value unchanged to the bit.
-    total = np.cumsum(np.where(relevant, term, 0.0), axis=1)[:, -1]
+    total = row_sum(np.where(relevant, term, 0.0))
     return np.where(n_relevant > 0, total / np.maximum(n_relevant, 1), 0.0)
 
 

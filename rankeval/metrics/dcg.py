@@ -10,9 +10,12 @@ Chapter: :doc:`/chapters/08_ndcg`.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .declaration import REL, Declaration, Param, relevant
+from .portable import each, exp2, log2, row_sum
 from .validation import as_batch, check_k, check_real, check_same_rows, finish
 
 __all__ = ["dcg", "ndcg"]
@@ -56,7 +59,7 @@ def _gains(batch, gain):
             values = grades.copy()
         elif gain == "exponential":
             with np.errstate(over="ignore"):
-                values = np.exp2(grades) - 1.0
+                values = exp2(grades) - 1.0  # the C library's exp2: the same on every CPU
         else:
             raise ValueError(
                 f"gain must be {' or '.join(map(repr, _GAINS))} or a callable, got {gain!r}"
@@ -122,20 +125,24 @@ def _discounts(n, discount, p):
     """Discount d(i) of positions i = 1..n, shape (n,), positive and non-decreasing."""
     i = np.arange(1, n + 1, dtype=np.float64)
     if isinstance(discount, str):
+        # (logarithms and powers by the C library's scalar functions, not NumPy's
+        # AVX-512 code: the same discounts on every CPU; see rankeval.metrics.portable)
         if discount == "log2":
-            return np.log2(i + 1)
+            return log2(i + 1)
         if discount == "log":
-            return np.log(i + 1) / np.log(p["log_base"])
+            return each(math.log, i + 1, np.log) / math.log(p["log_base"])
         if discount == "jarvelin":
-            return np.maximum(1.0, np.log(i) / np.log(p["log_base"]))
+            return np.maximum(1.0, each(math.log, i, np.log) / math.log(p["log_base"]))
         if discount == "linear":
             return i
         if discount == "exponential":
-            with np.errstate(over="ignore"):
-                return p["exp_base"] ** (i - 1)  # inf far down the list: weight 0
+            base = float(p["exp_base"])
+            with np.errstate(over="ignore"):  # inf far down the list: weight 0
+                return each(lambda v: base**v, i - 1, lambda v: np.power(base, v))
         if discount in ("power", "zipf"):
-            with np.errstate(over="ignore", under="ignore"):
-                d = (i + p["power_shift"]) ** p["power_exponent"]  # inf far down: weight 0
+            e = float(p["power_exponent"])
+            with np.errstate(over="ignore", under="ignore"):  # inf far down: weight 0
+                d = each(lambda v: v**e, i + p["power_shift"], lambda v: np.power(v, e))
             if d[0] == 0:  # non-decreasing, so position 1 is the smallest
                 raise ValueError(
                     f"discount={discount!r} is 0 at position 1: (1 + power_shift) ** "
@@ -164,7 +171,7 @@ def _weighted_sum(gains, discounts, k):
     top = gains[:, :k]
     weights = discounts[: top.shape[1]]
     with np.errstate(over="ignore"):
-        sums = (top / weights).sum(axis=1)
+        sums = row_sum(top / weights)  # in rank order: the same for any padding
     return _finite(sums, top, weights, name_rows=True)
 
 
@@ -470,9 +477,9 @@ def _dcg_kernel(gains):
     """Kernel of DCG on a validated batch: ``gains`` (n, k) of the top k, any sign;
     the discount is log2(i + 1), trec_eval's and scikit-learn's. A ValueError if a
     sum overflows float64 (as :func:`dcg` raises)."""
-    discounts = np.log2(np.arange(2, gains.shape[1] + 2))
+    discounts = log2(np.arange(2, gains.shape[1] + 2))  # the same on every CPU
     with np.errstate(over="ignore", invalid="ignore"):
-        sums = gains @ (1.0 / discounts)
+        sums = row_sum(gains * (1.0 / discounts))  # in rank order: the same for any padding
     return _finite(sums, gains, discounts)
 
 
@@ -492,7 +499,7 @@ def _gain_function(gain, gains):
 
         return mapped
     if gain == "exponential":
-        return lambda g: 2.0 ** np.asarray(g, dtype=np.float64) - 1.0
+        return lambda g: exp2(g) - 1.0  # the C library's exp2: the same on every CPU
     return None
 
 
@@ -561,9 +568,11 @@ def _score_bin_g(ranked, k, rel):
     rel_top = relevant(ranked, k, rel)
     nonrel_before = np.cumsum(~rel_top, axis=1) - ~rel_top  # non-relevant above each rank
     inside = np.arange(rel_top.shape[1]) < ranked.lengths[:, None]
-    terms = np.where(rel_top & inside, 1.0 / np.log2(2.0 + nonrel_before), 0.0)
+    scored = rel_top & inside
+    terms = np.zeros(rel_top.shape)
+    terms[scored] = 1.0 / log2(2.0 + nonrel_before[scored])
     n_rel = ranked.n_relevant(rel)
-    return np.where(n_rel > 0, terms.sum(axis=1) / np.maximum(n_rel, 1), 0.0)
+    return np.where(n_rel > 0, row_sum(terms) / np.maximum(n_rel, 1), 0.0)
 
 
 def _score_g(ranked, k):
@@ -578,10 +587,12 @@ def _score_g(ranked, k):
     inside = np.arange(width) < n_ret[:, None]
     gained = np.cumsum(gains, axis=1)
     cost = np.cumsum(np.maximum(best, 1.0), axis=1)
+    scored = inside & (gains != 0)
+    terms = np.zeros_like(gains)
     with np.errstate(divide="ignore", invalid="ignore"):
-        terms = np.where(inside & (gains != 0), gains / np.log2(2.0 + cost - gained), 0.0)
-    total = ideal.sum(axis=1)
-    return np.where(total > 0, terms.sum(axis=1) / np.where(total > 0, total, 1.0), 0.0)
+        terms[scored] = gains[scored] / log2(2.0 + cost[scored] - gained[scored])
+    total = row_sum(ideal)
+    return np.where(total > 0, row_sum(terms) / np.where(total > 0, total, 1.0), 0.0)
 
 
 def _dcg_tables(ranked):
@@ -592,7 +603,7 @@ def _dcg_tables(ranked):
     width = max(gains.shape[1], ideal.shape[1]) + 2
     gains = np.pad(gains, ((0, 0), (0, width - gains.shape[1])))
     ideal = np.pad(ideal, ((0, 0), (0, width - ideal.shape[1])))
-    discount = 1.0 / np.log2(np.arange(width) + 2.0)
+    discount = 1.0 / log2(np.arange(width) + 2.0)  # the same on every CPU
     return gains, ideal, np.cumsum(gains * discount, axis=1), np.cumsum(ideal * discount, axis=1)
 
 
@@ -604,7 +615,7 @@ def _score_ndcg_rel(ranked, k):
         at_rel = np.where(gains > 0, dcg / idcg, 0.0)
         n_rel = (ideal > 0).sum(axis=1)
         found = (gains > 0).sum(axis=1)
-        total = at_rel.sum(axis=1) + (n_rel - found) * np.where(
+        total = row_sum(at_rel) + (n_rel - found) * np.where(
             idcg[:, -1] > 0, dcg[:, -1] / idcg[:, -1], 0.0
         )
     return np.where(total > 0, total / np.maximum(n_rel, 1), 0.0)
@@ -622,7 +633,7 @@ def _score_rndcg(ranked, k, rel):
     change[:, 1:] = ideal[:, 1:] != ideal[:, :-1]
     change &= (column >= 1) & (column <= n_pos[:, None]) & (ideal_before > 0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        total = np.where(change, before / ideal_before, 0.0).sum(axis=1)
+        total = row_sum(np.where(change, before / ideal_before, 0.0))
         count = change.sum(axis=1)
         end = ranked.lengths > n_pos + 1
         total += np.where(end & (idcg[:, -1] > 0), dcg[:, -1] / idcg[:, -1], 0.0)

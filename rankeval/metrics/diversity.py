@@ -5,11 +5,13 @@ Chapter: :doc:`/chapters/08_ndcg`.
 
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
 
 from .declaration import Declaration
+from .portable import each, row_sum
 from .validation import (
     IN_LIST,
     as_array,
@@ -108,7 +110,7 @@ def _weights(kind, start, stop):
     i = np.arange(start, stop, dtype=np.float64)
     if kind == "err":
         return 1.0 / (i + 1.0)
-    w = np.log(2.0) / np.log(i + 2.0)
+    w = math.log(2.0) / each(math.log, i + 2.0, np.log)  # the C library's log: every CPU
     if start == 0:
         w[0] = 1.0
     return w
@@ -151,7 +153,7 @@ def _unnormalised(rel, alpha, kind):
     order as ndeval does. Ranks past the end of a list add exactly 0, so this is also
     the value at any deeper k."""
     scores = _novelty_scores(rel, alpha)
-    return np.cumsum(scores * _weights(kind, 0, rel.shape[1])[None, :], axis=1)[:, -1]
+    return row_sum(scores * _weights(kind, 0, rel.shape[1])[None, :])
 
 
 def _ideal_ideal(n_subtopics, alpha, k, kind):
@@ -218,7 +220,8 @@ def _tail(seen, r, a, k, kind):
     nodes, node_weights = np.polynomial.legendre.leggauss(30)
     with np.errstate(under="ignore"):
         x = (lo + hi) / 2 + (hi - lo) / 2 * nodes
-        integral = np.sum((hi - lo) / 2 * (f(x) @ node_weights[:, None]))
+        # (added in order, not by BLAS: the same value on every CPU)
+        integral = row_sum(((hi - lo) / 2 * row_sum(f(x) * node_weights)[:, None]).T)[0]
         return integral + (f(a) - f(b)) / 2 + (df(b) - df(a)) / 12
 
 

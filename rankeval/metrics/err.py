@@ -5,9 +5,12 @@ Chapter: :doc:`/chapters/09_err`.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .declaration import Declaration, Param, check_scale
+from .portable import each, exp2, row_sum
 from .validation import as_batch, check_k, check_probability, check_real, finish
 
 __all__ = ["err"]
@@ -40,13 +43,14 @@ def _stop_probabilities(grades, transform, max_grade, alpha, beta):
                 f"relevance contains the grade {grades.max():g}, above max_grade={g_max:g}"
             )
         # (2^g - 1) / 2^g_max, written so that large grades cannot overflow
-        return 2.0 ** (grades - g_max) - 2.0**-g_max
+        # (the C library's exp2, not NumPy's AVX-512 power: the same on every CPU)
+        return exp2(grades - g_max) - math.exp2(-g_max)
     if transform == "sigmoid":
         a = check_real(alpha, "alpha")
         if a <= 0:
             raise ValueError(f"alpha must be > 0 (the steepness of the sigmoid), got {a:g}")
         b = check_real(beta, "beta")
-        return 1.0 / (1.0 + np.exp(-a * (grades - b)))
+        return 1.0 / (1.0 + each(math.exp, -a * (grades - b), np.exp))
     if np.any(grades > 1):
         raise ValueError(
             f"relevance contains {grades.max():g}, but transform='probability' needs "
@@ -169,7 +173,7 @@ def _err_kernel(stop, p=1.0):
     go_on = p * (1.0 - stop)
     reach = np.ones_like(stop)
     reach[:, 1:] = np.cumprod(go_on[:, :-1], axis=1)
-    return (stop * reach / np.arange(1, stop.shape[1] + 1)).sum(axis=1)
+    return row_sum(stop * reach / np.arange(1, stop.shape[1] + 1))  # in rank order
 
 
 # --- declarations: the measures of rankeval.evaluate this module computes ------------------
@@ -177,7 +181,7 @@ def _err_kernel(stop, p=1.0):
 
 def _score_err(ranked, k, max_grade=4):
     top = check_scale(ranked, k, max_grade, "ERR")
-    return _err_kernel(2.0 ** (top - max_grade) - 2.0**-max_grade, p=1.0)
+    return _err_kernel(exp2(top - max_grade) - math.exp2(-max_grade), p=1.0)
 
 
 DECLARATIONS = (

@@ -10,6 +10,7 @@ import numbers
 import numpy as np
 
 from .declaration import Declaration, Param, check_scale, nonempty
+from .portable import row_sum
 from .validation import as_batch, check_k, finish
 
 __all__ = ["graded_average_precision"]
@@ -106,9 +107,10 @@ def _denominator_from_counts(grade_counts, c, G, batch):
             f"than the {int(found[i])} already in the ranking"
         )
     weights = G(np.arange(1, c + 1))  # G(1..c)
+    # added grade by grade (not by a BLAS product, whose order depends on the CPU)
     if counts.ndim == 1:
-        return np.full(n_queries, float(counts.astype(np.float64) @ weights))
-    return counts.astype(np.float64) @ weights
+        return np.full(n_queries, row_sum(counts.astype(np.float64)[None, :] * weights)[0])
+    return row_sum(counts.astype(np.float64) * weights)
 
 
 def graded_average_precision(
@@ -227,7 +229,7 @@ def graded_average_precision(
                 f"got {grade_counts!r}"
             )
         counted = batch.grades if grade_counts == "in_list" else top
-        denominator = G(counted).sum(axis=1)  # sum of G(grade) = sum_j g_j R_{>=j}
+        denominator = row_sum(G(counted))  # sum of G(grade) = sum_j g_j R_{>=j}
     else:
         denominator = _denominator_from_counts(grade_counts, c, G, batch)
     return finish(_ratio(numerator, denominator), batch)
@@ -237,16 +239,20 @@ def _numerator(top, G):
     """:math:`\\sum_j g_j S_j` per query of the ``(n_queries, k)`` grades ``top``."""
     ranks = np.arange(1, top.shape[1] + 1)
     # S_j, the numerator of binary AP at threshold j, is the same for every j between two
-    # consecutive grades that occur in the top k, so one pass per distinct grade
-    # suffices: memory O(list length), whatever the scale c.
+    # consecutive grades that occur in the query's top k, so one pass per distinct grade
+    # suffices: memory O(list length), whatever the scale c. Each query adds only the
+    # grades of its own top k, with the weight from its own grade below: the same terms,
+    # in the same order, whichever other queries share the batch.
     numerator = np.zeros(top.shape[0])
-    previous = 0
+    previous = np.zeros(top.shape[0])
     for level in np.unique(top[top > 0]):
+        present = (top == level).any(axis=1)
         relevant = top >= level
         precision = np.cumsum(relevant, axis=1, dtype=np.float64) / ranks
-        weight = float(G(level) - G(previous))  # sum of g_j for previous < j <= level
-        numerator += weight * np.where(relevant, precision, 0.0).sum(axis=1)
-        previous = level
+        weight = G(level) - G(previous)  # sum of g_j for previous < j <= level
+        term = weight * row_sum(np.where(relevant, precision, 0.0))
+        numerator += np.where(present, term, 0.0)
+        previous = np.where(present, level, previous)
     return numerator
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .declaration import REL, Declaration, judged_batch
+from .portable import row_sum
 from .validation import as_judged_batch, check_n_relevant, check_threshold, finish
 
 __all__ = ["inferred_average_precision"]
@@ -35,7 +36,7 @@ def _inferred_average_precision(grades, lengths, n_relevant, threshold):
         ) * ((r1 + eps) / (r1 + nonrel_so_far + 2 * eps))
     term[:, 0] = 1.0
     # Sequential sum, as trec_eval adds: padding leaves the value unchanged to the bit.
-    total = np.cumsum(np.where(relevant, term, 0.0), axis=1)[:, -1]
+    total = row_sum(np.where(relevant, term, 0.0))
     return np.where(n_relevant > 0, total / np.maximum(n_relevant, 1), 0.0)
 
 

@@ -151,9 +151,10 @@ def interpolated_precision(
     return finish(values[:, 0], batch)
 
 
-def _eleven_point_average(grades, lengths, n_relevant, threshold, rounding="nearest"):
+def _eleven_point_average(grades, lengths, n_relevant, threshold, rounding="nearest",
+                          levels=ELEVEN_LEVELS):
     """Kernel of :func:`eleven_point_average` (same inputs as the precision kernel)."""
-    levels = np.array(ELEVEN_LEVELS)
+    levels = np.array(levels, dtype=np.float64)
     values = _interpolated_precision(grades, lengths, n_relevant, levels, threshold, rounding)
     total = np.zeros(grades.shape[0])
     for j in range(len(levels) - 1, -1, -1):  # trec_eval's order of summation
@@ -231,11 +232,10 @@ def _score_iprec(ranked, k, rel, rounding="nearest"):
 
 def _score_11pt(ranked, k, rel, rounding="nearest", levels=()):
     g, n = judged_batch(ranked)
-    if levels:  # trec_eval's 11pt_avg with its own levels: the mean of iprec at them
-        values = _interpolated_precision(g, n, ranked.n_relevant(rel), list(levels), rel,
-                                         rounding)  # fmt: skip
-        return values.mean(axis=1)
-    return _eleven_point_average(g, n, ranked.n_relevant(rel), rel, rounding)
+    # (with levels: trec_eval's 11pt_avg with its own levels, the mean of iprec at them,
+    # added in the same order)
+    return _eleven_point_average(g, n, ranked.n_relevant(rel), rel, rounding,
+                                 levels or ELEVEN_LEVELS)  # fmt: skip
 
 
 _LEVELS = Param(

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .declaration import REL, Declaration, Param, check_scale, relevant
+from .portable import each, row_sum
 from .validation import as_batch, check_k, check_probability, finish
 
 __all__ = ["rbp"]
@@ -110,12 +111,15 @@ def rbp(relevance, k=None, *, p=0.8, return_residual=False):
     if not return_residual:
         return values
     depth = batch.lengths if k is None else np.minimum(batch.lengths, k)
-    return values, finish(p**depth, batch)
+    return values, finish(each(lambda d: p**d, depth, lambda d: np.power(p, d)), batch)
 
 
 def _rbp_kernel(gains, p):
     """Kernel of RBP on a validated batch: ``gains`` (n, k) in [0, 1] of the top k."""
-    return gains @ ((1.0 - p) * p ** np.arange(gains.shape[1]))
+    # p^i by the C library's pow (NumPy's AVX-512 power differs in the last bit), the
+    # terms added in rank order: the same value for any padding, on every CPU
+    weights = each(lambda i: p**i, np.arange(gains.shape[1]), lambda i: np.power(p, i))
+    return row_sum(gains * ((1.0 - p) * weights))
 
 
 # --- declarations: the measures of rankeval.evaluate this module computes ------------------

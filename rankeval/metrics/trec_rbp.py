@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .declaration import Declaration, Param, judged_batch
+from .portable import row_sum
 from .validation import as_judged_batch, check_k, check_probability, finish, per_query
 
 __all__ = ["trec_rbp"]
@@ -30,7 +31,7 @@ def _trec_rbp(grades, lengths, k, p, max_grade):
     with np.errstate(invalid="ignore", divide="ignore"):
         gain = np.where(judged, np.where(top > 1, g / top, g), 0.0)
     # Sequential sum, as trec_eval adds: padding leaves the value unchanged to the bit.
-    return (1.0 - p) * np.cumsum(gain * _powers(p, g.shape[1]), axis=1)[:, -1]
+    return (1.0 - p) * row_sum(gain * _powers(p, g.shape[1]))
 
 
 def _trec_rbp_residual(grades, lengths, k, p):
@@ -40,7 +41,7 @@ def _trec_rbp_residual(grades, lengths, k, p):
     unjudged = ~(g >= 0) & inside  # NaN (not in the qrels) or negative
     depth = lengths if k is None else np.minimum(lengths, k)
     powers = _powers(p, g.shape[1] + 1)
-    residual = powers[depth] + (1.0 - p) * np.cumsum(unjudged * powers[:-1], axis=1)[:, -1]
+    residual = powers[depth] + (1.0 - p) * row_sum(unjudged * powers[:-1])
     return np.where(unjudged.any(axis=1), residual, 0.0)
 
 
