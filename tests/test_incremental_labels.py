@@ -6,11 +6,9 @@ document of its own, ids made here independently of the evaluator's), ``evaluate
 on the rows as arrays, and the nDCG@k that LightGBM and XGBoost log while training a
 real ranker. ``compute`` calls ``evaluate`` on tables of the same queries and rankings as
 the oracle's; with every row kept the kernels see the same blocks and the values agree
-bit for bit (``same(..., exact=True)``). A state cut back to the deepest cut-off holds
-shorter rankings, so the kernels' padded blocks are narrower, and ``evaluate`` itself
-moves in the last bit when its blocks change (``tests/test_scale.py``,
-``test_evaluate_itself_moves_in_the_last_bit``): there the values are compared to within
-1e-15, until the kernels are bit-exact across block widths.
+bit for bit. A state cut back to the deepest cut-off holds shorter rankings, so the
+kernels' padded blocks are narrower; the kernels sum each query in rank order whatever
+the block's width (``tests/test_bitexact.py``), so those values agree bit for bit too.
 """
 
 from __future__ import annotations
@@ -83,12 +81,10 @@ def feed(ev, rows, cuts):
     return ev
 
 
-def same(a: pd.DataFrame, b: pd.DataFrame, exact: bool = False) -> None:
-    """Same index, columns, dtypes and NaNs; values bit for bit, or to within 1e-15."""
-    if exact:
-        pd.testing.assert_frame_equal(a, b, check_exact=True)
-    else:
-        pd.testing.assert_frame_equal(a, b, check_exact=False, rtol=0, atol=1e-15)
+def same(a: pd.DataFrame, b: pd.DataFrame, exact: bool = True) -> None:
+    """Same index, columns, dtypes and NaNs; values bit for bit (``exact`` is kept for
+    the callers: every comparison is exact now)."""
+    pd.testing.assert_frame_equal(a, b, check_exact=True)
 
 
 @pytest.fixture(autouse=True)

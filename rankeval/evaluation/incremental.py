@@ -3,8 +3,8 @@
 For a training loop or a stream of predictions: :class:`Evaluator` takes batches
 in any order with :meth:`~Evaluator.update`, combines the evaluators of several
 workers with :meth:`~Evaluator.merge`, and :meth:`~Evaluator.compute` returns the
-frame :func:`rankeval.evaluate` returns on all the rows at once (to within a unit
-in the last place: see the note on block widths in ``rankeval.evaluation.bounded``).
+frame :func:`rankeval.evaluate` returns on all the rows at once, to the last bit (a
+query's values never depend on the queries scored with it: ``tests/test_bitexact.py``).
 It has two forms, which never mix:
 
 - ``Evaluator(qrels, measures)``: judgments given up front, batches
