@@ -87,8 +87,8 @@ def plot(data: dict, target: Path, mode: str = "files") -> None:
         rounds.setdefault(m["size"], set()).add(m["round"])
     per_size = ", ".join(f"{size}: {len(r)}" for size, r in rounds.items())
     note = (f"TREC files; nDCG@10, AP, RR, P@10, R@100. Each point: the median over fresh "
-            f"processes ({per_size}). Measured {meta['date']} on a shared "
-            f"{meta['cores']}-core machine with other jobs running, Python {meta['python']}; "
+            f"processes ({per_size}). Measured {meta['date']} on a "
+            f"{meta['cores']}-core machine, Python {meta['python']}; "
             f"{versions}.")
     if "ranx" in lines:
         note += " ranx's first call includes Numba's compilation of its measures."
