@@ -386,3 +386,40 @@ def test_streams_a_compressed_run(tmp_path, stream_always, shuffle):
     packed.write_bytes(gzip.compress(path.read_bytes()))
     expected = rankeval.evaluate(qrels, str(path), MEASURES, max_memory=None)
     equal(rankeval.evaluate(qrels, str(packed), MEASURES, max_memory="1MB"), expected)
+
+
+@pytest.mark.parametrize("shuffle", [None, 10])
+@pytest.mark.parametrize("integer_ids", [False, True])
+def test_streams_a_parquet_run(tmp_path, stream_always, shuffle, integer_ids):
+    """A Parquet run is read in batches of its row groups, your column names mapped and
+    ``rank`` taken for ``score``, grouped or not, with string or integer ids."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    qrels, run = make_data(11, n_queries=40)
+    rows = [(q, d, s) for q, docs in run.items() for d, s in docs.items()]
+    if shuffle is not None:
+        rows = [rows[i] for i in np.random.default_rng(shuffle).permutation(len(rows))]
+    if integer_ids:  # ids as integers on both sides
+        qnum = {q: i for i, q in enumerate(sorted({r[0] for r in rows} | set(qrels)))}
+        dnum = {}
+        rows = [(qnum[q], dnum.setdefault(d, len(dnum)), s) for q, d, s in rows]
+        qrels = {qnum[q]: {dnum.setdefault(d, len(dnum)): g for d, g in docs.items()}
+                 for q, docs in qrels.items()}
+    table = pa.table({"user": [r[0] for r in rows], "item": [r[1] for r in rows],
+                      "pred": [r[2] for r in rows]})
+    path = tmp_path / "run.parquet"
+    pq.write_table(table, path, row_group_size=97)
+    columns = {"query_id": "user", "doc_id": "item", "score": "pred"}
+    expected = rankeval.evaluate(qrels, str(path), MEASURES, max_memory=None, columns=columns)
+    got = rankeval.evaluate(qrels, str(path), MEASURES, max_memory="1MB", columns=columns)
+    equal(got, expected)
+    assert len(got) > 20
+    zero = dict(missing="zero", columns=columns)
+    measures = measures_for({"missing": "zero"})
+    equal(rankeval.evaluate(qrels, str(path), measures, max_memory="1MB", **zero),
+          rankeval.evaluate(qrels, str(path), measures, max_memory=None, **zero))
+    if integer_ids:  # text qrels against an integer run: the whole path's TypeError
+        text = {str(q): docs for q, docs in qrels.items()}
+        with pytest.raises(TypeError, match="query_id"):
+            rankeval.evaluate(text, str(path), MEASURES, max_memory="1MB", columns=columns)

@@ -45,8 +45,9 @@ ahead, so it reads blocks of an eighth of a batch), the carried query, one parti
 and its scoring; what grows with the run: the output frame (one row per query), the
 set of finished query ids (to detect an ungrouped run) and, with ``missing="zero"``,
 the judged queries not yet seen. One query larger than the budget is held whole.
-Parquet runs are read at once. The measured peaks, at 7,000 x 1,000 and 70,000 x 1,000
-lines, are in ``benchmarks/README.md``.
+A Parquet run is read by row groups (:func:`~rankeval.io.stream.parquet_batches`, its
+columns mapped by ``columns``), its size taken as 8 times the file's. The measured
+peaks, at 7,000 x 1,000 and 70,000 x 1,000 lines, are in ``benchmarks/README.md``.
 
 Chapter: :doc:`/chapters/14_evaluating_a_run`.
 """
@@ -65,6 +66,7 @@ import pyarrow.compute as pc
 from ..io import qrels_table
 from ..io.stream import (
     NotUsual,
+    parquet_batches,
     partition_batches,
     plain_size,
     prefetch,
@@ -72,6 +74,7 @@ from ..io.stream import (
     source_size,
     spooled,
 )
+from ..io.tables import id_kind, is_parquet, mixed_id_types
 from ..ranking import by_query_and_score, release_memory
 from .conventions import Conventions
 
@@ -122,27 +125,37 @@ class _Ungrouped(Exception):
 
 
 def evaluate_bounded(score, qrels, run, measures, chosen: Conventions, budget: int,
-                     *, block: int | None = None, partitions: int | None = None):  # fmt: skip
+                     *, block: int | None = None, partitions: int | None = None,
+                     columns: dict | None = None):  # fmt: skip
     """``score_run``'s (frame, in_run) for the run file ``run``, read in batches (module
     docstring).
 
     ``score`` is ``score_run`` (passed in, so that this module does not import the
     one that calls it); ``block`` and ``partitions`` override the sizes derived from
-    the budget (the tests make them tiny).
+    the budget (the tests make them tiny); ``columns`` maps a Parquet run's columns.
     """
+    parquet = is_parquet(run)
     whole = plain_size(run)
+    if parquet and source_size(run) is not None:
+        whole = source_size(run) * _COMPRESSION  # columns compressed: more in memory
     if whole is not None and whole * _WHOLE_FACTOR <= budget and block is None:
-        return score(qrels, run, measures, conventions=chosen, max_memory=None)  # small
+        return score(qrels, run, measures, conventions=chosen, max_memory=None,
+                     columns=columns)  # small: read at once
     q = qrels_table(qrels)
     block = block or block_size(budget)
-    state = _State(score, q, measures, chosen)
+    state = _State(score, q, measures, chosen, columns)
+
+    def batches(path, name, general):
+        if parquet:
+            return prefetch(parquet_batches(path, block, columns, name=name))
+        return prefetch(run_batches(path, block, general=general, name=name))
+
     with tempfile.TemporaryDirectory(prefix="rankeval-") as tmp:
         with spooled(run, tmp) as (path, name):
             for general in (False, True):
                 try:
                     try:
-                        _grouped_pass(prefetch(run_batches(path, block, general=general,
-                                                           name=name)), state)
+                        _grouped_pass(batches(path, name, general), state)
                     except _Ungrouped:
                         state.reset()
                         size = source_size(path)
@@ -150,13 +163,12 @@ def evaluate_bounded(score, qrels, run, measures, chosen: Conventions, budget: i
                             size *= _COMPRESSION  # compressed: its text is larger
                         if partitions is None and whole is not None \
                                 and whole * _FIT_FACTOR <= budget:
-                            return score(q, run, measures, conventions=chosen, max_memory=None)
+                            return score(q, run, measures, conventions=chosen,
+                                         max_memory=None, columns=columns)
                         n = partitions or _partition_count(size, budget)
                         parts = os.path.join(tmp, "parts")
                         os.makedirs(parts, exist_ok=True)
-                        paths = partition_batches(
-                            prefetch(run_batches(path, block, general=general, name=name)),
-                            n, parts)
+                        paths = partition_batches(batches(path, name, general), n, parts)
                         for part in paths:
                             with pa.OSFile(part) as source:  # read, not mapped: freed after
                                 table = pa.ipc.open_file(source).read_all()
@@ -228,8 +240,11 @@ def _run_starts(ids: pa.Array) -> np.ndarray:
 class _State:
     """The per-query frames scored so far, and the ids of the finished queries."""
 
-    def __init__(self, score, qrels, measures, chosen):
+    def __init__(self, score, qrels, measures, chosen, columns=None):
         self.score, self.qrels, self.measures, self.chosen = score, qrels, measures, chosen
+        # the tables scored are canonical: only the name of your query column is kept,
+        # for the index (as evaluate names it)
+        self.index_name = (columns or {}).get("query_id", "query_id")
         self.judged = pc.unique(qrels.column("query_id"))
         # the qrels by query (a stable sort keeps each query's rows in file order), and
         # each query's row range: a batch takes its queries' rows without a scan of all
@@ -244,6 +259,13 @@ class _State:
 
     def judgments_of(self, queries: pa.Array) -> pa.Table:
         """The qrels rows of ``queries`` (grouped by query, each in file order)."""
+        if queries.type != self.query_values.type and len(self.query_values):
+            # a run's integer ids against text ones: the whole path's TypeError
+            ours, theirs = id_kind(self.query_values.type), id_kind(queries.type)
+            if ours != theirs:
+                raise mixed_id_types("query_id", ours, theirs,
+                                     f" (qrels: {ours}, run: {theirs})")
+            queries = queries.cast(self.query_values.type)
         try:
             at = pc.index_in(queries, value_set=self.query_values)
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
@@ -272,7 +294,8 @@ class _State:
         if sub.num_rows == 0:
             run_table(table)  # checked all the same: finite scores, no document twice
             return
-        frame, _ = self.score(sub, table, self.measures, conventions=self.chosen)
+        frame, _ = self.score(sub, table, self.measures, conventions=self.chosen,
+                              max_memory=None)
         self.frames.append(frame)
         self.in_run.append(np.ones(len(frame), dtype=bool))
 
@@ -280,14 +303,15 @@ class _State:
         import pandas as pd
 
         if self.chosen.missing == "zero":
-            seen = pa.array(sorted(self.seen), pa.string()) if self.seen else None
+            seen = pa.array(sorted(self.seen), self.judged.type) if self.seen else None
             unseen = self.qrels if seen is None else self.qrels.filter(
                 pc.invert(pc.is_in(self.qrels.column("query_id"), value_set=seen)))
             if unseen.num_rows:
                 empty = pa.table({"query_id": pa.array([], pa.string()),
                                   "doc_id": pa.array([], pa.string()),
                                   "score": pa.array([], pa.float64())})
-                frame, _ = self.score(unseen, empty, self.measures, conventions=self.chosen)
+                frame, _ = self.score(unseen, empty, self.measures, conventions=self.chosen,
+                                      max_memory=None)
                 self.frames.append(frame)
                 self.in_run.append(np.zeros(len(frame), dtype=bool))
         if not self.frames:
@@ -297,10 +321,13 @@ class _State:
                 "query ids are compared as exact strings"
             )
         ids = np.concatenate([f.index.to_numpy(dtype=object) for f in self.frames])
+        integers = all(f.index.dtype.kind == "i" for f in self.frames)
         frame = pd.concat(self.frames, ignore_index=True) if len(self.frames) > 1 \
             else self.frames[0].reset_index(drop=True)
         # evaluate sorts string ids by their UTF-8 bytes: Python's str order is the same
         order = sorted(range(len(ids)), key=ids.__getitem__)
         frame = frame.iloc[order]
-        frame.index = pd.Index(ids[order], name="query_id", dtype=object)
+        # named and typed as evaluate's index: your query column's name, int64 or object
+        frame.index = pd.Index(ids[order], name=self.index_name,
+                               dtype=np.int64 if integers else object)
         return frame, np.concatenate(self.in_run)[order]

@@ -16,7 +16,6 @@ import os
 
 import numpy as np
 
-from ..io.tables import is_parquet
 from ..ranking import rank_run, release_memory
 from .bounded import evaluate_bounded, parse_memory
 from .conventions import conventions as as_conventions
@@ -148,7 +147,8 @@ def evaluate(
         read at once if it is at most a quarter of the budget). Standard input
         and file objects are first copied to a temporary file, in blocks. The
         values are those of a whole-file call. The qrels are held in memory;
-        Parquet runs are read at once. ``None`` reads every run at once.
+        a Parquet run is read by row groups, in batches, the same way.
+        ``None`` reads every run at once.
         Ignored for dicts and frames, which are in memory already.
 
     Returns
@@ -232,10 +232,10 @@ def score_run(qrels, run, measures, *, threshold=1, ties="trec_eval", ideal="jud
         judged_only=judged_only, score_precision=score_precision, grades=grades,
         max_docs=max_docs,
     )  # fmt: skip
-    if max_memory is not None and (isinstance(run, (str, os.PathLike)) or hasattr(run, "read")) \
-            and not is_parquet(run):
+    if max_memory is not None and (isinstance(run, (str, os.PathLike)) or hasattr(run, "read")):
         budget = parse_memory(max_memory)
-        return evaluate_bounded(score_run, qrels, run, measures, chosen, budget)
+        return evaluate_bounded(score_run, qrels, run, measures, chosen, budget,
+                                columns=columns)
     parsed, columns_out = measures_and_labels(measures)
     check_needs(parsed, "ranking")
     if chosen.ties == "average":

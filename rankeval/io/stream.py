@@ -30,7 +30,7 @@ import pyarrow.csv as pacsv
 
 from . import trec
 
-__all__ = ["run_batches", "partition_batches", "source_size", "plain_size", "spooled",
+__all__ = ["run_batches", "parquet_batches", "partition_batches", "source_size", "plain_size", "spooled",
            "prefetch", "NotUsual"]
 
 _FIELDS = ("query_id", "doc_id", "score")
@@ -184,6 +184,35 @@ def run_batches(source, block_size: int, *, general: bool = False, name: str | N
 _PIECES = 8
 
 
+def parquet_batches(source, block_size: int, columns=None, *, name: str | None = None):
+    """Yield a Parquet run file as canonical tables ``query_id, doc_id, score`` of about
+    ``block_size`` bytes of text each (row groups read in batches, in file order, only
+    the columns needed), each batch checked as :func:`rankeval.run_table` checks a table
+    (types, missing and non-finite values, ``rank`` instead of ``score``; ``columns``
+    maps your names). A document listed twice is found by the caller, on whole queries."""
+    import pyarrow.parquet as pq
+
+    from . import tables
+
+    label = f"run Parquet file {name or os.fspath(source)}"
+    file = pq.ParquetFile(source)
+    wanted = {**{c: c for c in ("query_id", "doc_id", "score", "rank")}, **(columns or {})}
+    read = [c for c in dict.fromkeys(wanted.values()) if c in file.schema_arrow.names]
+    rows = max(1024, block_size // 40)  # about 40 bytes a line of a TREC run
+    seen = False
+    for batch in file.iter_batches(batch_size=rows, columns=read or None):
+        seen = True
+        table = tables.from_arrow(pa.Table.from_batches([batch]), "run", columns, label,
+                                  unique=True)
+        if pa.types.is_dictionary(table.column("query_id").type):
+            table = table.set_column(0, "query_id", table.column("query_id").cast(pa.string()))
+        yield table.select(list(_FIELDS)).cast(pa.schema(
+            [(f, table.schema.field(f).type) for f in _FIELDS]))
+    if not seen:
+        yield tables.from_arrow(file.schema_arrow.empty_table(), "run", columns, label,
+                                unique=True).select(list(_FIELDS))
+
+
 def _joined(tables, n: int):
     """The tables of ``tables``, ``n`` at a time, each group as one (chunked) table."""
     group = []
@@ -306,14 +335,16 @@ def _id_hashes(values: pa.Array) -> np.ndarray:
 def partition_batches(batches, n: int, directory: str) -> list:
     """Write the rows of ``batches`` into ``n`` Arrow IPC files in ``directory`` by
     :func:`partition_of` their query id; return the paths (file order kept within
-    each partition)."""
-    schema = pa.schema([("query_id", pa.string()), ("doc_id", pa.string()),
-                        ("score", pa.float64())])
+    each partition). The files' schema is the first batch's (string or integer ids);
+    every batch is cast to it."""
     paths = [os.path.join(directory, f"part-{i:05d}.arrow") for i in range(n)]
-    writers = [pa.ipc.new_file(path, schema) for path in paths]
+    writers, schema = [], None
     try:
         for table in batches:
-            table = table.cast(schema)
+            if schema is None:
+                schema = pa.schema([(f, table.schema.field(f).type) for f in _FIELDS])
+                writers = [pa.ipc.new_file(path, schema) for path in paths]
+            table = table.select(list(_FIELDS)).cast(schema)
             part = partition_of(table.column("query_id"), n)
             # (a stable sort of small integers: NumPy's radix sort)
             order = np.argsort(part.astype(np.int16 if n < 2**15 else np.int64), kind="stable")
@@ -327,4 +358,4 @@ def partition_batches(batches, n: int, directory: str) -> list:
     finally:
         for w in writers:
             w.close()
-    return paths
+    return paths if writers else []
