@@ -266,11 +266,7 @@ class _State:
                 raise mixed_id_types("query_id", ours, theirs,
                                      f" (qrels: {ours}, run: {theirs})")
             queries = queries.cast(self.query_values.type)
-        try:
-            at = pc.index_in(queries, value_set=self.query_values)
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
-            # ids of another type: the scan, whose mismatch the scorer reports
-            return self.qrels.filter(pc.is_in(self.qrels.column("query_id"), value_set=queries))
+        at = pc.index_in(queries, value_set=self.query_values)
         at = np.sort(pc.drop_null(at).to_numpy().astype(np.int64))
         starts, stops = self.bounds[at], self.bounds[at + 1]
         lengths = stops - starts

@@ -26,7 +26,6 @@ import threading
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.csv as pacsv
 
 from . import trec
 
@@ -36,8 +35,7 @@ __all__ = ["run_batches", "parquet_batches", "partition_batches", "source_size",
 _FIELDS = ("query_id", "doc_id", "score")
 
 
-class NotUsual(Exception):
-    """The fast reader met a line outside the usual layout: read again line by line."""
+NotUsual = trec.NotUsual  # the fast reader met a line outside the usual layout
 
 
 def source_size(source) -> int | None:
@@ -226,27 +224,9 @@ def _joined(tables, n: int):
 
 
 def _fast_batches(inp, layout, delimiter: str, block_size: int):
-    types = {name: pa.binary() for name in layout.names}
-    types.update({name: pa.string() for name in _FIELDS})
-    types[layout.value] = pa.float64()
-    try:
-        with inp.open() as stream:
-            reader = pacsv.open_csv(
-                stream,
-                read_options=pacsv.ReadOptions(column_names=list(layout.names),
-                                               block_size=block_size, use_threads=False),
-                parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=False,
-                                                 ignore_empty_lines=False),
-                convert_options=pacsv.ConvertOptions(column_types=types, null_values=[],
-                                                     strings_can_be_null=False,
-                                                     quoted_strings_can_be_null=False),
-            )
-            for batch in reader:
-                if not trec._usual_batch(batch, layout):
-                    raise NotUsual
-                yield pa.table([batch.column(name) for name in _FIELDS], names=list(_FIELDS))
-    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
-        raise NotUsual from None
+    """trec's typed batches, as tables ``query_id, doc_id, score``."""
+    for batch in trec.typed_batches(inp, layout, delimiter, block_size):
+        yield pa.Table.from_batches([batch]).select(list(_FIELDS))
 
 
 def _general_batches(inp, layout, block_size: int):

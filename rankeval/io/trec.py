@@ -254,28 +254,33 @@ def _sniff(head: bytes):
 # --- the fast path: one CSV read with typed columns ------------------------------------------
 
 
-def _read_fast(inp: _Input, layout: _Layout, delimiter: str):
-    """The table of a file in the usual layout, or None if the file is not in it.
+class NotUsual(Exception):
+    """The fast reader met a line outside the usual layout: read again line by line."""
+
+
+def typed_batches(inp: _Input, layout: _Layout, delimiter: str, block_size: int):
+    """Yield the file's record batches with the kept columns only (ids as strings, the
+    value as float64), each checked to be in the usual layout; raise :class:`NotUsual`
+    at the first batch (or Arrow error) outside it.
 
     Arrow's streaming CSV reader gives batches with the ids as strings, the
     number as float64 and the unused fields as raw bytes (the cheapest
     conversion); those are read only to prove that every line held exactly
     the expected fields, each non-empty, UTF-8 and free of whitespace, and
-    are dropped batch by batch. Row ``i`` is then line ``i + 1``.
+    are dropped batch by batch. Row ``i`` is then line ``i + 1``. It runs on the
+    calling thread: as fast here (a block is converted while the next is read), and
+    the freed buffers then return to the allocator with the rest (lower peak memory).
     """
     keep = [name for name, _ in layout.keep]
     types = {name: pa.binary() for name in layout.names}
     types.update({name: pa.string() for name in keep})
     types[layout.value] = pa.float64()
-    batches = []
-    # on the calling thread: as fast here (a block is converted while the next is read),
-    # and the freed buffers then return to the allocator with the rest (lower peak memory)
     try:
         with inp.open() as stream:
             reader = pacsv.open_csv(
                 stream,
                 read_options=pacsv.ReadOptions(column_names=list(layout.names),
-                                               block_size=_BLOCK_SIZE, use_threads=False),
+                                               block_size=block_size, use_threads=False),
                 parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=False,
                                                  ignore_empty_lines=False),
                 convert_options=pacsv.ConvertOptions(column_types=types, null_values=[],
@@ -284,10 +289,18 @@ def _read_fast(inp: _Input, layout: _Layout, delimiter: str):
             )
             for batch in reader:
                 if not _usual_batch(batch, layout):
-                    return None
-                batches.append(pa.record_batch([batch.column(name) for name in keep],
-                                               names=keep))
+                    raise NotUsual
+                yield pa.record_batch([batch.column(name) for name in keep], names=keep)
     except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
+        raise NotUsual from None
+
+
+def _read_fast(inp: _Input, layout: _Layout, delimiter: str):
+    """The table of a file in the usual layout (:func:`typed_batches`), or None if the
+    file is not in it."""
+    try:
+        batches = list(typed_batches(inp, layout, delimiter, _BLOCK_SIZE))
+    except NotUsual:
         return None
     if not batches:
         return None
