@@ -476,18 +476,7 @@ def check_n_relevant(n_relevant, found: np.ndarray, batch: Batch, name="n_releva
             "an int or one int per query (the query's true number of relevant items, "
             "e.g. from the qrels), got None"
         )
-    n = per_query(n_relevant, batch, name, integer=True)
-    if np.any(n < 0):
-        raise ValueError(f"{name} must be >= 0, got {n[n < 0][0]}")
-    bad = np.flatnonzero(n < found)
-    if bad.size:
-        q = bad[0]
-        where = "" if batch.single else f" for query {q}"
-        raise ValueError(
-            f"{name}{where} is {n[q]}, smaller than the {int(found[q])} relevant "
-            "items already in the ranking"
-        )
-    return n
+    return _at_least_found(n_relevant, found, batch, name, "relevant items")
 
 
 def finish(values: np.ndarray, batch: Batch):
@@ -553,6 +542,13 @@ def check_count(value, found: np.ndarray, batch: Batch, name: str, what: str) ->
             f'{name} must be "in_list", an int or one int per query (the number of {what} '
             "in the qrels), got None"
         )
+    return _at_least_found(value, found, batch, name, what)
+
+
+def _at_least_found(value, found: np.ndarray, batch: Batch, name: str,
+                    what: str) -> np.ndarray:
+    """``value`` as one int per query, >= 0 and >= ``found`` (the ``what`` already in
+    the ranking)."""
     n = per_query(value, batch, name, integer=True)
     if np.any(n < 0):
         raise ValueError(f"{name} must be >= 0, got {n[n < 0][0]}")
