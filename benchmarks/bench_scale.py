@@ -179,10 +179,9 @@ CHILD = r"""
 import json, sys, time
 args = json.loads(sys.argv[1])
 import pandas, pyarrow, pyarrow.csv  # imports are not timed
-def peak():
-    # VmHWM, not ru_maxrss: Linux keeps ru_maxrss across execve
-    with open("/proc/self/status") as f:
-        return int(next(l for l in f if l.startswith("VmHWM:")).split()[1]) / 1024
+sys.path.insert(0, args["benchmarks"])
+from bench_runs import _peak_mb as peak, parse_dicts  # the same parser for every tool
+from pathlib import Path
 mode = args["mode"]
 out = {}
 if mode == "pytrec_eval":
@@ -198,17 +197,8 @@ if mode == "pytrec_eval":
     n = len(result)
     out["means"] = {m: sum(r[m] for r in result.values()) / n for m in names}
 elif mode in ("dicts-rankeval", "dicts-pytrec_eval"):
-    def parse(path, kind):
-        d = {}
-        with open(path) as f:
-            for line in f:
-                x = line.split()
-                if kind == "qrels":
-                    d.setdefault(x[0], {})[x[2]] = int(x[3])
-                else:
-                    d.setdefault(x[0], {})[x[2]] = float(x[4])
-        return d
-    qrels, run = parse(args["qrels"], "qrels"), parse(args["run"], "run")
+    qrels = parse_dicts(Path(args["qrels"]), "qrels")
+    run = parse_dicts(Path(args["run"]), "run")
     if mode == "dicts-rankeval":
         import rankeval
         call = lambda: rankeval.evaluate(qrels, run, args["measures"])
@@ -261,6 +251,7 @@ print(json.dumps(out))
 def child(**args) -> dict:
     env = dict(os.environ, PYTHONPATH=str(REPO))
     env.pop("ARROW_DEFAULT_MEMORY_POOL", None)
+    args = dict(args, benchmarks=str(Path(__file__).resolve().parent))
     done = subprocess.run([sys.executable, "-c", CHILD, json.dumps(args)], capture_output=True,
                           text=True, env=env, timeout=7200)
     if done.returncode != 0:

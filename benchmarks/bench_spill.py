@@ -41,9 +41,8 @@ REPO = Path(__file__).resolve().parents[1]
 CHILD = r"""
 import json, os, sys, tempfile, time
 args = json.loads(sys.argv[1])
-def peak():
-    with open("/proc/self/status") as f:
-        return int(next(l for l in f if l.startswith("VmHWM:")).split()[1]) / 1024
+sys.path.insert(0, args["benchmarks"])
+from bench_runs import _peak_mb as peak  # VmHWM, as every benchmark here
 import pyarrow  # not timed
 out = {}
 with tempfile.TemporaryDirectory(prefix="spill-") as tmp:
@@ -101,7 +100,8 @@ def main(argv=None) -> int:
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(
             [str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])]))
         done = subprocess.run([sys.executable, "-c", CHILD, json.dumps(
-            {"tool": tool, "run": args.run, "budget": budget, "n": n})],
+            {"tool": tool, "run": args.run, "budget": budget, "n": n,
+             "benchmarks": str(Path(__file__).resolve().parent)})],
             capture_output=True, text=True, env=env, timeout=3600)
         if done.returncode:
             print(f"{tool:<12} failed: {done.stderr.strip().splitlines()[-1]}")
