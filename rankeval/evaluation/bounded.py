@@ -276,6 +276,7 @@ class _State:
 
     def reset(self):
         self.frames, self.in_run, self.seen, self.run_queries = [], [], set(), 0
+        self.first_ids = []  # the run's first query ids, for a message
 
     def score_queries(self, table: pa.Table, queries: pa.Array | None = None) -> None:
         """Score the whole queries of ``table`` (every row of each query is in it);
@@ -285,7 +286,9 @@ class _State:
         if queries is None:
             queries = pc.unique(table.column("query_id"))
         self.run_queries += len(queries)
-        self.seen.update(queries.to_pylist())
+        ids = queries.to_pylist()
+        self.seen.update(ids)
+        self.first_ids += ids[: 3 - len(self.first_ids)]
         sub = self.judgments_of(queries)
         if sub.num_rows == 0:
             run_table(table)  # checked all the same: finite scores, no document twice
@@ -313,7 +316,7 @@ class _State:
         if not self.frames:
             raise ValueError(
                 f"the run and the qrels have no query in common (run: {self.run_queries} "
-                f"queries; qrels: {len(self.judged)}, e.g. {self.judged[:3].to_pylist()}); "
+                f"queries, e.g. {self.first_ids}; qrels: {len(self.judged)}, e.g. {self.judged[:3].to_pylist()}); "
                 "query ids are compared as exact strings"
             )
         ids = np.concatenate([f.index.to_numpy(dtype=object) for f in self.frames])
