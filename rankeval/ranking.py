@@ -35,7 +35,8 @@ import numpy as np
 from .io.canonical import canonical_table
 from .metrics.validation import check_choice, check_k, check_threshold
 
-__all__ = ["RankedRun", "rank_run", "release_memory", "check_options", "by_query_and_score"]
+__all__ = ["RankedRun", "rank_run", "release_memory", "check_options", "by_query_and_score",
+           "compared_scores"]
 
 TIES = ("trec_eval", "input", "average")
 IDEAL = ("judged", "retrieved")
@@ -622,6 +623,17 @@ def _rank_order(q, s, rows, ties: str, n_distinct: int) -> np.ndarray:
     return by_query_and_score(q, s)
 
 
+def compared_scores(scores: np.ndarray, score_precision: str) -> np.ndarray:
+    """The scores as the ranking compares them (float64): as given with
+    ``score_precision="double"``; rounded to 32-bit floats with ``"float"`` (trec_eval 9,
+    pytrec_eval), where scores beyond float32's range become infinite, as there, without
+    a warning."""
+    if score_precision != "float":
+        return scores
+    with np.errstate(over="ignore"):
+        return np.asarray(scores).astype(np.float32).astype(np.float64)
+
+
 def by_query_and_score(q: np.ndarray, s: np.ndarray) -> np.ndarray:
     """The stable order of rows by query code ``q`` ascending, then score ``s``
     descending: rows of equal query and score keep their input order.
@@ -856,9 +868,7 @@ def rank_run(
     scores = rt.column("score").to_numpy().astype(np.float64, copy=False)
     if rows.size < scores.size:
         scores = scores[rows]
-    if score_precision == "float":
-        with np.errstate(over="ignore"):  # beyond float32's range: +-inf, as in pytrec_eval
-            scores = scores.astype(np.float32).astype(np.float64)
+    scores = compared_scores(scores, score_precision)
     # (input order among equal scores: kept for ties="input"/"average"; "trec_eval"
     # re-sorts the tied groups by document id just below)
     order = _rank_order(r_code, scores, rows, ties, int(np.count_nonzero(present)))

@@ -75,7 +75,7 @@ from ..io.stream import (
     spooled,
 )
 from ..io.tables import id_kind, is_parquet, mixed_id_types
-from ..ranking import by_query_and_score, release_memory
+from ..ranking import by_query_and_score, compared_scores, release_memory
 from .conventions import Conventions
 
 __all__ = ["parse_memory", "evaluate_bounded", "DEFAULT_MEMORY"]
@@ -190,10 +190,7 @@ def _by_query_and_score(table: pa.Table, chosen: Conventions) -> pa.Table:
     with ``score_precision="float"``), so that its ties stay in file order and the
     values are those of the partition as read."""
     codes = pc.dictionary_encode(table.column("query_id")).combine_chunks().indices
-    scores = table.column("score").to_numpy()
-    if chosen.score_precision == "float":
-        with np.errstate(over="ignore"):
-            scores = scores.astype(np.float32).astype(np.float64)
+    scores = compared_scores(table.column("score").to_numpy(), chosen.score_precision)
     order = by_query_and_score(codes.to_numpy(zero_copy_only=False), scores)
     return table.take(pa.array(order))
 

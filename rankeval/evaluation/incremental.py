@@ -25,6 +25,7 @@ import pyarrow.compute as pc
 from ..io import qrels_table, run_table, tables
 from ..io.canonical import plain_ids
 from ..measures import Measure
+from ..ranking import compared_scores
 from .conventions import conventions as as_conventions
 from .core import check_needs, check_tie_averaging, measures_and_labels, with_gain
 from .groups import _array as _finite
@@ -451,9 +452,8 @@ def _top_labels(table: pa.Table, depth: int, float32: bool) -> pa.Table:
     query's first ``depth`` rows by score descending, then by arrival, and every row
     with a label > 0; in the order of arrival."""
     score = table.column("score")
-    if float32:
-        with np.errstate(over="ignore"):  # beyond float32's range: +-inf, as evaluate ranks
-            score = pa.array(score.to_numpy().astype(np.float32))
+    if float32:  # as evaluate ranks them
+        score = pa.array(compared_scores(score.to_numpy(), "float"))
     keys = pa.table({"q": table.column("query_id"), "s": score, "r": table.column("row")})
     order = pc.sort_indices(keys, sort_keys=[("q", "ascending"), ("s", "descending"),
                                              ("r", "ascending")])  # fmt: skip
@@ -505,8 +505,8 @@ def _array(values):
 def _top(table: pa.Table, depth: int, float32: bool) -> pa.Table:
     """Each query's first ``depth`` rows by score descending, then doc id descending."""
     score = table.column("score")
-    if float32:
-        score = pa.array(score.to_numpy().astype(np.float32))
+    if float32:  # as evaluate ranks them
+        score = pa.array(compared_scores(score.to_numpy(), "float"))
     keys = pa.table({"q": table.column("query_id"), "s": score, "d": table.column("doc_id")})
     order = pc.sort_indices(keys, sort_keys=[("q", "ascending"), ("s", "descending"),
                                              ("d", "descending")])  # fmt: skip
