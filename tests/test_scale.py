@@ -356,8 +356,78 @@ def test_partition_of_is_fixed_and_total():
     assert parts.tolist() == partition_of(pa.array(ids[::-1]), 5)[::-1].tolist()
     assert parts[1] == parts[-1] and ((parts >= 0) & (parts < 5)).all()
     assert partition_of(pa.array(ids).cast(pa.large_string()), 5).tolist() == parts.tolist()
-    # SplitMix64 over the NUL-padded words: fixed numbers
-    assert partition_of(pa.array(["q1", "q2"]), 1000).tolist() == [819, 145]
+    # SplitMix64 over the id's own NUL-padded words, then its length: fixed numbers
+    assert partition_of(pa.array(["q1", "q2"]), 1000).tolist() == [179, 841]
+
+
+def _hash_by_hand(data: bytes) -> int:
+    """The documented hash of ``_id_hashes``, written out in Python integers."""
+    mask = (1 << 64) - 1
+
+    def mix(x):
+        x = (x + 0x9E3779B97F4A7C15) & mask
+        x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & mask
+        x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & mask
+        return x ^ (x >> 31)
+
+    h = 0
+    padded = data + b"\0" * (-len(data) % 8)
+    for j in range(0, len(padded), 8):
+        h = mix(h ^ int.from_bytes(padded[j:j + 8], "little"))
+    return mix(h ^ len(data))
+
+
+def test_partition_of_depends_on_the_id_alone():
+    """Issue 52, item 1: ids of every length from 1 to 200 bytes (ASCII and multi-byte
+    UTF-8) hash the same alone, in any batch beside any other ids (the batch's longest
+    id used to set the padding, and an id over 64 bytes switched the whole batch to
+    pandas' hash), as a large_string, and as the documented formula says."""
+    import pyarrow as pa
+
+    from rankeval.io.stream import _id_hashes
+
+    rng = np.random.default_rng(52)
+    ids = [("q" * n) for n in range(1, 201)] + [("é" * n)[:n] for n in range(1, 101)] \
+        + ["".join(rng.choice(list("ab€𝄞7"), size=int(rng.integers(1, 60)))) for _ in range(200)]
+    alone = {i: int(_id_hashes(pa.array([i]))[0]) for i in ids}
+    for i in ids[:: 7]:
+        assert alone[i] == _hash_by_hand(i.encode("utf-8"))
+    for _ in range(20):
+        batch = list(rng.choice(ids, size=int(rng.integers(1, 80))))
+        got = _id_hashes(pa.array(batch))
+        assert got.tolist() == [alone[i] for i in batch]
+        assert _id_hashes(pa.array(batch, pa.large_string())).tolist() == got.tolist()
+    # concatenated shards: chunked arrays hash as their values
+    from rankeval.io.stream import partition_of
+
+    chunked = pa.chunked_array([pa.array(ids[:50]), pa.array(ids[50:])])
+    assert partition_of(chunked, 7).tolist() == [alone[i] % 7 for i in ids]
+
+
+def test_bounded_path_never_splits_a_query(tmp_path):
+    """Issue 52, item 1, as reported: a shuffled run of 30,000 lines with ids of mixed
+    widths plus one query with a 10-byte id, at max_memory="1MB", gave 961 rows (q0
+    twice, NumRet 12 and 48) and a wrong mean AP; it must equal reading at once."""
+    rng = np.random.default_rng(0)
+    lines, qrels = [], {}
+    for q in range(500):
+        qid = f"q{q}"
+        docs = rng.choice(5000, size=60, replace=False)
+        qrels[qid] = {f"d{d}": int(rng.integers(0, 3)) for d in docs[:20]}
+        lines += [(qid, f"d{d}", float(rng.normal())) for d in docs]
+    lines.append(("q_longer_1", "d1", 1.0))  # a 10-byte id
+    qrels["q_longer_1"] = {"d1": 1}
+    order = rng.permutation(len(lines))
+    path = tmp_path / "run.txt"
+    with open(path, "w") as f:
+        for i in order:
+            q, d, s = lines[i]
+            f.write(f"{q} Q0 {d} 0 {s!r} t\n")
+    measures = ["AP", "NumRet", "nDCG@10"]
+    at_once = rankeval.evaluate(qrels, str(path), measures, max_memory=None)
+    bounded = rankeval.evaluate(qrels, str(path), measures, max_memory="1MB")
+    assert len(bounded) == 501 and bounded.index.is_unique
+    equal(bounded, at_once)
 
 
 @pytest.mark.parametrize("ties", ["input", "trec_eval", "average"])

@@ -271,7 +271,7 @@ def partition_of(query_ids, n: int) -> np.ndarray:
 
 _MIX = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9),
         np.uint64(0x94D049BB133111EB))
-_WIDEST = 64  # ids up to this many bytes are hashed as words; longer ones by pandas
+_WORDS = 8  # ids of up to this many 8-byte words are hashed in one padded block
 
 
 def _mix(x: np.ndarray) -> np.ndarray:
@@ -283,33 +283,60 @@ def _mix(x: np.ndarray) -> np.ndarray:
 
 
 def _id_hashes(values: pa.Array) -> np.ndarray:
-    """A 64-bit hash of every id of ``values``: its bytes padded with NUL
-    to a multiple of 8 (Arrow's ``ascii_rpad`` counts bytes), read as words and mixed
-    word by word; no Python object per id. Integer ids hash their decimal text; ids
-    longer than 64 bytes go through pandas' ``hash_array`` (one object per id)."""
+    """A 64-bit hash of every id of ``values`` that depends on the id's bytes alone: the
+    same in every batch, file and process, whatever the other ids beside it.
+
+    An id of ``L`` bytes is read as ``ceil(L / 8)`` little-endian words (its last one
+    NUL-padded); ``h = 0``, then ``h = mix(h ^ word)`` for each of its own words, and
+    last ``h = mix(h ^ L)`` (``mix`` is SplitMix64's finaliser). A block of ids is padded
+    with NULs to one width (Arrow's ``ascii_rpad``, which counts bytes) to read the
+    words at once, but a row mixes only its own words, so the width (the longest id
+    beside it) never enters the hash. Ids are hashed in groups of similar length (up to
+    64 bytes, then up to 128, 256, ...), so a long id costs about its own length, not
+    the batch's rows times it. Integer ids hash their decimal text; binary ids their
+    bytes. No Python object per id.
+
+    (An earlier version padded every id to the longest id *of its batch* and mixed the
+    padding too, and sent a batch with an id over 64 bytes to pandas' hash: one query
+    could go to two partitions of the bounded path, issue 52.)
+    """
     if not len(values):
         return np.zeros(0, dtype=np.uint64)
-    if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
+    if pa.types.is_binary(values.type) or pa.types.is_large_binary(values.type):
+        # the same bytes as text, unchecked: ascii_rpad works on bytes
+        target = pa.large_string() if pa.types.is_large_binary(values.type) else pa.string()
+        values = pc.cast(values, options=pc.CastOptions(target_type=target,
+                                                        allow_invalid_utf8=True))
+    elif not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
         values = values.cast(pa.string())
-    longest = int(pc.max(pc.binary_length(values)).as_py() or 0)
-    if longest > _WIDEST:
-        import pandas as pd
+    lengths = pc.binary_length(values).to_numpy(zero_copy_only=False).astype(np.int64)
+    words = (lengths + 7) // 8
+    group = np.zeros(len(values), dtype=np.int64)  # words [0, 8], (8, 16], (16, 32], ...
+    over = words > _WORDS
+    if over.any():
+        group[over] = np.ceil(np.log2(words[over] / _WORDS)).astype(np.int64)
+    if not over.any():
+        return _hash_block(values, lengths, words)
+    hashes = np.empty(len(values), dtype=np.uint64)
+    for g in np.unique(group):
+        rows = np.flatnonzero(group == g)
+        hashes[rows] = _hash_block(values.take(pa.array(rows)), lengths[rows], words[rows])
+    return hashes
 
-        encoded = pc.dictionary_encode(values)
-        objects = encoded.dictionary.to_numpy(zero_copy_only=False).astype(object)
-        hashes = pd.util.hash_array(objects, categorize=False).astype(np.uint64)
-        return hashes[encoded.indices.to_numpy(zero_copy_only=False)]
-    width = max(8, -(-longest // 8) * 8)
+
+def _hash_block(values: pa.Array, lengths: np.ndarray, words: np.ndarray) -> np.ndarray:
+    """:func:`_id_hashes` of a block of ids, read through one padded buffer."""
+    n, width = len(values), max(8, int(words.max()) * 8)
     padded = pc.ascii_rpad(values, width=width, padding="\x00")
     large = pa.types.is_large_string(padded.type)
     offsets = np.frombuffer(padded.buffers()[1], dtype=np.int64 if large else np.int32,
                             count=1, offset=padded.offset * (8 if large else 4))
-    words = np.frombuffer(padded.buffers()[2], dtype="<u8", count=len(values) * width // 8,
-                          offset=int(offsets[0])).reshape(len(values), width // 8)
-    h = np.zeros(len(values), dtype=np.uint64)
+    block = np.frombuffer(padded.buffers()[2], dtype="<u8", count=n * width // 8,
+                          offset=int(offsets[0])).reshape(n, width // 8)
+    h = np.zeros(n, dtype=np.uint64)
     for j in range(width // 8):
-        h = _mix(h ^ words[:, j])
-    return h
+        h = np.where(j < words, _mix(h ^ block[:, j]), h)
+    return _mix(h ^ lengths.astype(np.uint64))
 
 
 def partition_batches(batches, n: int, directory: str) -> list:
