@@ -420,8 +420,7 @@ def test_recommender_names(name, canonical):
 
 
 @pytest.mark.parametrize(("name", "suggested"), [
-    ("Ndcg@10", "'nDCG' or 'NDCG' or 'ndcg'?"), ("Precison@5", "'Precision'?"),
-    ("MAPP", "'MAP'?"),
+    ("nDGC@10", "'nDCG@10'?"), ("Precison@5", "'Precision@5'?"), ("MAPP", "'MAP'?"),
 ])  # fmt: skip
 def test_suggestions_name_one_measure(name, suggested):
     with pytest.raises(ValueError, match=r"did you mean (.*)\?\)") as info:

@@ -1,5 +1,7 @@
 """Measure names: ir_measures spelling, book and trec_eval aliases, clear errors."""
 
+import re
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -94,10 +96,10 @@ def test_parse_measures_dedupes_and_keeps_order():
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("nDGC@10", r"unknown measure 'nDGC@10' \(did you mean 'nDCG'"),
-        ("Ndcg@10", r"did you mean 'nDCG'"),
+        ("nDGC@10", r"unknown measure 'nDGC@10' \(did you mean 'nDCG@10'\?\)"),
         ("INST", r"'INST' \(an ir_measures/trec_eval measure that rankeval does not compute\)"),
-        ("foo", r"unknown measure 'foo'; known measures: P, R, Hits, Success"),
+        ("foo", r"unknown measure 'foo'; rankeval.describe\(\) \(or the command line's "
+                r"--list-measures\) lists every measure$"),
         ("P@0", r"cut-off after '@' must be a positive integer, got '0'"),
         ("P@x", r"cut-off .* got 'x'"),
         ("P@-1", r"cut-off .* got '-1'"),
@@ -238,3 +240,217 @@ def test_declarations_drive_flags_names_and_help():
 def test_errors_of_new_measures(text, message):
     with pytest.raises(ValueError, match=message):
         parse_measure(text)
+
+
+# --- names as users type them (issue 52, item 13) -----------------------------------------
+
+# typed name -> the canonical measure; every name in the issue is here. Semantics checked
+# where the name comes from: ranx's metric_switch (mrr, precision, recall, hit_rate,
+# r-precision, hits: RR, P, R, Success, Rprec, Hits at the same k; its map@k divides by
+# every relevant document, as AP@k), ir_measures' registry (SetAP is SetP x SetR, trec_eval's
+# set_map; BPref its alias of Bpref; NumRelRet is its NumRet(rel=1), SetRelP its
+# SetP(relative=True)), trec_eval's -m syntax (P.5, ndcg_cut.10)
+TYPED = [
+    ("ndcg@10", "nDCG@10"), ("map@10", "AP@10"), ("P_5", "P@5"),
+    ("mrr@10", "RR@10"), ("recall@10", "R@10"), ("p@5", "P@5"), ("precision@10", "P@10"),
+    ("precision@5", "P@5"), ("recall@100", "R@100"), ("hit_rate@10", "Success@10"),
+    ("hits@10", "Hits@10"), ("r-precision", "Rprec"), ("r_precision", "Rprec"),
+    ("Ndcg@10", "nDCG@10"), ("NDCG_cut_10", "nDCG@10"), ("Map_Cut_5", "AP@5"),
+    ("P.5", "P@5"), ("ndcg_cut.10", "nDCG@10"), ("NDCG_cut.10", "nDCG@10"),
+    ("iprec_at_recall.0.10", "IPrec@0.1"), ("ndcg.0=0,1=1,2=3", "nDCG(gains={2:3})"),
+    ("rbp.p=0.5", "trec_rbp(p=0.5)"), ("set_F.0.5", "SetF(beta=0.5)"),
+    ("NumRet(rel=1)", "NumRelRet(rel=1)"), ("NumRet(rel=2)", "NumRelRet(rel=2)"),
+    ("SetP(relative=True)", "SetRelP"), ("SetP(relative=False)", "SetP"),
+    ("SetAP", "SetMAP"), ("BPref", "Bpref"), ("bPREF", "Bpref"), ("SetMAP", "SetMAP"),
+    ("Bpref", "Bpref"), ("HIT_RATE@10", "Success@10"), ("Mrr", "RR"), ("ap(rel=2)@5", "AP(rel=2)@5"),
+    ("alpha_ndcg@20", "alpha-nDCG@20"), ("err-ia@20", "ERR-IA@20"),
+    # exact spellings win over folded ones: rbp is trec_eval's, RBP ir_measures'
+    ("rbp", "trec_rbp"), ("RBP", "RBP(p=0.8)"), ("Rndcg", "Rndcg"), ("ndcg_rel", "ndcg_rel"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("typed", "canonical"), TYPED)
+def test_names_as_typed(typed, canonical):
+    m = parse_measure(typed)
+    assert str(m) == canonical
+    assert parse_measure(canonical) == m
+
+
+@pytest.mark.parametrize(
+    ("typed", "message"),
+    [
+        # ranx's f1@k: no F1 of the top k here, and no silent SetF instead
+        ("f1@10", r"unknown measure 'f1@10' \(ranx's F1 of the top k, which rankeval does not "
+                  r"compute; SetF"),
+        ("F1@10", r"ranx's F1 of the top k"),
+        ("ndcg_burges@10", r"write nDCG\(gain='exponential'\)"),
+        ("dcg_burges@10", r"write DCG\(gain='exponential'\)"),
+        # only the letter case tells RBP from trec_eval's rbp: both are named
+        ("Rbp", r"'Rbp' differs only in letter case from two measures: 'RBP' \(rank-biased "
+                r"precision.*\) or 'rbp' \(trec_eval 10's rbp"),
+        ("RBP.p=0.8", r"RBP has no trec_eval name.*trec_eval's 'rbp' is rankeval's trec_rbp"),
+        # several measures, or a set: parse_trec_eval gives them
+        ("P.5,10", r"'P.5,10' names 2 measures in trec_eval's syntax \(P@5, P@10\); "
+                   r"parse_measure reads one: rankeval.parse_trec_eval\('P.5,10'\)"),
+        ("P", None),  # (P alone is precision of the whole ranking: no error)
+        ("official", r"trec_eval's set of 11 measure names: rankeval.parse_trec_eval\('official'\)"),
+        ("ndcg_cut", r"trec_eval's family ndcg_cut: give a cut-off, as in ndcg_cut_5 or nDCG@5"),
+        ("Judged.5", r"Judged has no trec_eval name; write it as ir_measures does, e.g. Judged@10"),
+        ("SetP(relative=2)", r"relative=2 must be True \(SetRelP\) or False"),
+        ("SetAP@10", r"SetMAP takes no cut-off"),
+    ],
+)
+def test_names_refused_with_a_reason(typed, message):
+    if message is None:
+        assert str(parse_measure(typed)) == typed
+        return
+    with pytest.raises(ValueError, match=message):
+        parse_measure(typed)
+
+
+def _quoted_names(message, typed):
+    return [q for q in re.findall(r"'([^']*)'", message) if q != typed]
+
+
+@pytest.mark.parametrize(
+    ("typed", "suggested"),
+    [
+        ("nDGC@10", ["nDCG@10"]),
+        ("Precison@5", ["Precision@5"]),
+        ("Precison(rel=2)@5", ["Precision(rel=2)@5"]),
+        ("ndcg_cutt_10", ["ndcg_cut_10"]),
+        ("ndcg_cutt.10", ["ndcg_cut.10"]),
+        ("Sucess@3", ["Success@3"]),
+        ("Rprecc@5", ["Rprec"]),  # Rprec takes no cut-off: none is suggested with it
+        ("foo@10", []),
+        ("XR@10", []),  # a short name is close to too many others
+    ],
+)
+def test_suggestions_keep_the_cutoff_and_are_few(typed, suggested):
+    with pytest.raises(ValueError) as info:
+        parse_measure(typed)
+    message = str(info.value)
+    hint = re.search(r"did you mean (.*)\?\)", message)
+    assert (_quoted_names(hint.group(1), typed) if hint else []) == suggested
+    assert len(_quoted_names(message, typed)) <= 5  # never the list of every measure
+    assert "list-measures" in message
+    for name in suggested:  # each suggestion reads as a measure
+        parse_measure(name)
+
+
+def test_letter_case_and_separators_are_read_unless_two_measures_share_them():
+    from rankeval.measures import DECLARATIONS
+
+    def fold(name):
+        return name.lower().replace("_", "").replace("-", "")
+
+    spellings, exact = {}, {}  # folded -> {measure}; spelling -> measure
+    for d in DECLARATIONS.values():
+        for name in (d.name, *d.aliases, d.trec_eval):
+            if name:
+                spellings.setdefault(fold(name), set()).add(d.name)
+                exact.setdefault(name, d.name)
+    shared = {k for k, measures in spellings.items() if len(measures) > 1}
+    assert shared == {"rbp"}  # RBP and trec_eval's rbp (trec_rbp): typed exactly only
+    for d in DECLARATIONS.values():
+        suffix = {"required": "@10", "recall": "@0.1", "multiple": "@0.5"}.get(d.cutoff, "")
+        for name in (d.name, *d.aliases, d.trec_eval):
+            if not name:
+                continue
+            for typed in (name.upper(), name.lower(), name.swapcase()):
+                if typed in exact:  # typed exactly: that spelling's measure
+                    assert parse_measure(typed + suffix).name == exact[typed], typed
+                elif fold(typed) in shared:
+                    with pytest.raises(ValueError, match="differs only in letter case"):
+                        parse_measure(typed + suffix)
+                else:
+                    assert parse_measure(typed + suffix).name == d.name, typed
+
+
+def test_dotted_names_in_the_python_api():
+    got = rankeval.evaluate(
+        {"q1": {"a": 1, "b": 0}}, {"q1": {"a": 2.0, "b": 1.0}}, ["P.5", "ndcg_cut.10", "P@5"]
+    )
+    assert list(got.columns) == ["P.5", "ndcg_cut.10", "P@5"]
+    assert got["P.5"].tolist() == got["P@5"].tolist() == [0.2]
+    assert got["ndcg_cut.10"].tolist() == [1.0]
+
+
+def test_trec_eval_syntax_reads_names_in_any_case():
+    from rankeval.measures import parse_trec_eval
+
+    assert parse_trec_eval("NDCG_cut.10") == [parse_measure("nDCG@10")]
+    assert parse_trec_eval("p.5,10") == parse_trec_eval("P.5,10")
+    assert parse_trec_eval("MAP") == [parse_measure("AP")]
+    with pytest.raises(ValueError, match=r"trec_eval measure 'MAP.5': .*'map' takes no param|"
+                                         r"'map' takes no parameters"):
+        parse_trec_eval("MAP.5")
+
+
+# --- ir_measures: its objects, its printed names, its parser --------------------------------
+
+
+def test_ir_measures_objects_are_read_by_their_str():
+    class _Fake:  # what ir_measures' measure objects look like to rankeval (no import)
+        NAME = "nDCG"
+
+        def __str__(self):
+            return "nDCG@10"
+
+    _Fake.__module__ = "ir_measures.measures.ndcg"
+    assert parse_measure(_Fake()) == parse_measure("nDCG@10")
+    assert parse_measures(_Fake()) == [parse_measure("nDCG@10")]
+    assert parse_measures([_Fake(), "P@5"]) == [parse_measure("nDCG@10"), parse_measure("P@5")]
+    with pytest.raises(TypeError, match="or an ir_measures measure"):
+        parse_measure(object())
+
+
+# ir_measures' spellings, with what rankeval reads them as
+IR_MEASURES = [
+    ("nDCG@10", "nDCG@10"), ("AP", "AP"), ("AP@10", "AP@10"), ("P@5", "P@5"),
+    ("P(rel=2)@5", "P(rel=2)@5"), ("R@100", "R@100"), ("RR@10", "RR@10"), ("MRR", "RR"),
+    ("MAP", "AP"), ("NDCG@5", "nDCG@5"), ("Success@10", "Success@10"),
+    ("NumRelRet", "NumRelRet"), ("NumRet", "NumRet"), ("NumQ", "NumQ"),
+    ("NumRel", "NumRel"), ("SetAP", "SetMAP"), ("BPref", "Bpref"), ("Bpref", "Bpref"),
+    ("SetP", "SetP"), ("SetR", "SetR"), ("SetF", "SetF"), ("SetRelP", "SetRelP"),
+    ("SetF(beta=0.5)", "SetF(beta=0.5)"), ("Rprec", "Rprec"), ("RPrec", "Rprec"),
+    ("IPrec@0.1", "IPrec@0.1"), ("infAP", "infAP"), ("Judged@10", "Judged@10"),
+    ("ERR@20", "ERR@20"), ("nDCG(dcg='exp-log2')@10", "nDCG(gain='exponential')@10"),
+    ("Precision@5", "P@5"), ("Recall@5", "R@5"), ("alpha_nDCG@20", "alpha-nDCG@20"),
+    ("ERR_IA@20", "ERR-IA@20"), ("nERR_IA@20", "nERR-IA@20"), ("alpha_DCG@20", "alpha-DCG@20"),
+]  # fmt: skip
+
+
+# ir_measures' objects that carry a parameter its name leaves out: its NumRelRet is
+# NumRet(rel=1), rel given (rankeval's NumRelRet takes rel from the threshold)
+IR_OBJECTS = {"NumRelRet": "NumRelRet(rel=1)"}
+
+
+@pytest.mark.parametrize(("typed", "canonical"), IR_MEASURES)
+def test_ir_measures_names_round_trip(typed, canonical):
+    ir_measures = pytest.importorskip("ir_measures")
+    theirs = ir_measures.parse_measure(typed)
+    assert str(parse_measure(typed)) == canonical
+    ours = parse_measure(IR_OBJECTS.get(typed, typed))
+    assert parse_measure(theirs) == ours  # the object
+    assert parse_measure(str(theirs)) == ours  # its printed name (NumRet(rel=1))
+    try:  # rankeval's spelling back through ir_measures, where ir_measures has it
+        back = ir_measures.parse_measure(str(ours))
+        str(back)  # (its parser takes any parameter; printing checks them)
+    except (ValueError, NameError, KeyError, TypeError, SyntaxError):
+        return
+    assert parse_measure(back) == ours
+
+
+def test_every_ir_measures_name_is_read_or_refused_by_name():
+    ir_measures = pytest.importorskip("ir_measures")
+    for name, measure in ir_measures.measures.registry.items():
+        if not name.isascii():  # α_nDCG: Greek letters are no name here
+            continue
+        for typed in (name, f"{name}@10", str(measure)):
+            try:
+                parse_measure(typed)
+            except ValueError as err:  # refused: as not computed, or for its cut-off
+                text = str(err)
+                assert "does not compute" in text or "cut-off" in text or "recall level" in text \
+                    or "multiple of R" in text, (typed, text)

@@ -388,7 +388,7 @@ def test_option_errors(options, message):
 
 
 def test_unknown_measure_error():
-    with pytest.raises(ValueError, match=r"unknown measure 'nDGC@10' \(did you mean 'nDCG'"):
+    with pytest.raises(ValueError, match=r"unknown measure 'nDGC@10' \(did you mean 'nDCG@10'"):
         evaluate(QRELS, RUN, ["AP", "nDGC@10"])
     with pytest.raises(TypeError, match="judged_only must be True or False"):
         evaluate(QRELS, RUN, "AP", judged_only="yes")

@@ -3,11 +3,14 @@
 A measure is written as in ir_measures: a name, optional parameters in
 parentheses, an optional cut-off after ``@`` (``"nDCG@10"``, ``"RBP(p=0.9)"``,
 ``"P(rel=2)@5"``, ``"IPrec@0.1"``). The book's names (MAP, MRR, MAR, GAP, MR,
-FRP, ...) are accepted, and so are trec_eval's: ``P_10``, ``ndcg_cut_10``,
-``iprec_at_recall_0.10``, ``num_rel_ret``, ... with :func:`rankeval.parse_measure`,
-and trec_eval's dotted ``-m`` syntax (``P.5,10``, ``ndcg.0=0,1=1,2=3``,
-``all_trec``, ``official``) with :func:`rankeval.parse_trec_eval`. The diversity
-measures (``alpha-nDCG@20``, ``ERR-IA@20``, in any letter case) need subtopic
+FRP, ...) are accepted, and so are ranx's (``mrr@10``, ``hit_rate@10``) and
+trec_eval's: ``P_10``, ``ndcg_cut_10``, ``iprec_at_recall_0.10``,
+``num_rel_ret``, ``P.5``, ... with :func:`rankeval.parse_measure`, and trec_eval's
+dotted ``-m`` syntax for several measures (``P.5,10``, ``all_trec``,
+``official``) with :func:`rankeval.parse_trec_eval`. A name not typed exactly is
+read in any letter case and without its ``_`` and ``-`` (``Ndcg@10``), unless
+that leaves two measures (``Rbp``: ``RBP`` or trec_eval's ``rbp``). The
+diversity measures (``alpha-nDCG@20``, ``ERR-IA@20``) need subtopic
 judgments: :func:`rankeval.evaluate_diversity` computes them.
 
 Every measure is declared once, in the module of its formula

@@ -14,6 +14,7 @@ from __future__ import annotations
 import difflib
 import math
 import re
+import threading
 from dataclasses import dataclass
 from importlib import import_module
 
@@ -65,13 +66,6 @@ _MODULES = tuple(
 DECLARATIONS = {d.name: d for module in _MODULES for d in module.DECLARATIONS}
 
 _ALIASES = {a: d.name for d in DECLARATIONS.values() for a in d.aliases}
-# names matched in any letter case, "_" read as "-" (ndeval's names)
-_FOLDED = {
-    n.lower().replace("_", "-"): d.name
-    for d in DECLARATIONS.values()
-    if d.case_insensitive
-    for n in (d.name, *d.aliases)
-}
 
 # trec_eval names: plain name -> measure name; cut family -> measure name
 _TREC_PLAIN = {d.trec_eval: d.name for d in DECLARATIONS.values() if d.trec_eval}
@@ -79,12 +73,75 @@ _TREC_CUT = {d.trec_eval_cut: d.name for d in DECLARATIONS.values() if d.trec_ev
 # trec_eval names whose dotted parameter is printed after an underscore (ndcg_0=0,1=1)
 _TREC_PARAM = {d.trec_eval: d for d in DECLARATIONS.values() if d.trec_eval_param}
 
-# ir_measures / trec_eval names rankeval does not compute, for a helpful message
-_NOT_HERE = {
-    "NERR8", "NERR9", "NERR10", "NERR11", "INST", "INSQ", "SDCG", "Compat",
-    "P_rel", "StRecall", "AP_IA", "nNRBP", "NRBP", "Accuracy",
-    "relstring", "SetAP", "ideal_dcg", "runid", "yaap",
+
+def _fold(name: str) -> str:
+    """A name as it is matched when not typed exactly: in lower case, without ``_`` and
+    ``-`` (``Ndcg``, ``NDCG_cut``, ``hit_rate``, ``r-precision``, ``BPref``)."""
+    return name.lower().replace("_", "").replace("-", "")
+
+
+def _folded(pairs) -> dict:
+    """folded name -> {spelling: measure name}, from (spelling, measure name) pairs."""
+    out: dict = {}
+    for spelling, measure in pairs:
+        out.setdefault(_fold(spelling), {}).setdefault(spelling, measure)
+    return out
+
+
+# Every spelling of a measure (its name, aliases, trec_eval's plain name), folded. A
+# folded name that two measures share (only "rbp": ir_measures' RBP and trec_eval's rbp,
+# rankeval's trec_rbp) is no name: either must be typed exactly.
+_NAMES = _folded(
+    [(d.name, d.name) for d in DECLARATIONS.values()]
+    + list(_ALIASES.items())
+    + list(_TREC_PLAIN.items())
+)
+# trec_eval's cut families (P, ndcg_cut, iprec_at_recall) and plain names, folded
+_TREC_CUT_FOLDED = _folded(_TREC_CUT.items())
+_TREC_PLAIN_FOLDED = _folded(_TREC_PLAIN.items())
+
+# trec_eval's measure sets (measures.c of trec_eval 10: off_names, trec_names, set_names);
+# names rankeval does not compute are left out of the expansion
+_TREC_SETS = {
+    "official": ("num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
+                 "bpref", "recip_rank", "iprec_at_recall", "P"),
+    "all_trec": ("num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
+                 "bpref", "recip_rank", "iprec_at_recall", "P", "relstring", "recall",
+                 "unj", "rbp", "rbp_resid", "infAP", "gm_bpref", "utility", "11pt_avg",
+                 "ndcg", "relative_P", "Rprec_mult", "success", "map_cut", "ndcg_cut",
+                 "ndcg_rel", "Rndcg", "binG", "G", "set_P", "set_recall", "set_relative_P",
+                 "set_map", "set_F", "num_nonrel_judged_ret"),
+    "set": ("num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall",
+            "set_relative_P", "set_map", "set_F"),
 }  # fmt: skip
+
+# Names of other tools that rankeval does not compute (ir_measures, trec_eval, ranx), with
+# what to use instead where rankeval has it; matched folded, as the names above.
+_NOT_HERE = {
+    **dict.fromkeys((
+        "NERR8", "NERR9", "NERR10", "NERR11", "INST", "INSQ", "SDCG", "Compat", "P_rel",
+        "StRecall", "AP_IA", "P_IA", "MAP_IA", "BPM", "nNRBP", "NRBP", "Accuracy",
+        "ideal_dcg", "runid", "yaap",
+    ), "an ir_measures/trec_eval measure that rankeval does not compute"),
+    "relstring": "trec_eval's string of each query's top grades, which rankeval does not "
+    "compute (it computes numbers)",
+    "f1": "ranx's F1 of the top k, which rankeval does not compute; SetF is trec_eval's "
+    "F-measure (beta=1) of the whole retrieved set, SetF with max_docs=k (-M k) that of "
+    "the top k",
+    "ndcg_burges": "ranx's name of nDCG with the gain 2^grade - 1: write "
+    "nDCG(gain='exponential')",
+    "dcg_burges": "ranx's name of DCG with the gain 2^grade - 1: write "
+    "DCG(gain='exponential')",
+}  # fmt: skip
+_NOT_HERE_FOLDED = {_fold(name): reason for name, reason in _NOT_HERE.items()}
+
+# ir_measures' spellings of a measure as another measure with a parameter: its NumRelRet
+# is NumRet(rel=1) (and prints so), its SetRelP is SetP(relative=True).
+# (measure, parameter) -> (the measure meant, whether the parameter is kept)
+_IR_MEASURES_FORMS = {
+    ("NumRet", "rel"): ("NumRelRet", True),
+    ("SetP", "relative"): ("SetRelP", False),
+}
 
 
 # --- measures ----------------------------------------------------------------------------
@@ -211,9 +268,7 @@ def _split_params(text: str):
     return items
 
 
-def _known() -> str:
-    return ", ".join(list(DECLARATIONS) + list(_ALIASES))
-
+_SEE_ALL = "rankeval.describe() (or the command line's --list-measures) lists every measure"
 
 _SYNTAX = re.compile(
     r"""^\s*(?P<name>[A-Za-z0-9_-]+?)
@@ -224,29 +279,115 @@ _SYNTAX = re.compile(
 _TREC_UNDERSCORE = re.compile(r"^\s*(?P<base>[A-Za-z0-9_]+?)_(?P<cut>\d+(?:\.\d+)?)\s*$")
 
 
-def _canonical(name: str) -> str:
-    """The declaration a known name (canonical, alias or trec_eval's) stands for."""
+def _lookup(name: str, text: str):
+    """The measure (its declaration's name) that ``name`` stands for, or None.
+
+    A name typed exactly (a measure's name, an alias, trec_eval's plain name) wins;
+    otherwise the name is matched folded (:func:`_fold`: any letter case, ``_`` and ``-``
+    left out) when the folded name is one measure's. A folded name two measures share
+    (``Rbp``: ir_measures' ``RBP`` or trec_eval's ``rbp``) is an error that names both.
+    """
     if name in DECLARATIONS:
         return name
-    return _ALIASES.get(name) or _TREC_PLAIN.get(name) or name
+    exact = _ALIASES.get(name) or _TREC_PLAIN.get(name)
+    if exact:
+        return exact
+    found = _NAMES.get(_fold(name), {})
+    measures = list(dict.fromkeys(found.values()))
+    if len(measures) > 1:
+        choices = " or ".join(
+            f"{spelling!r} ({DECLARATIONS[m].summary})" for spelling, m in found.items()
+            if spelling in DECLARATIONS or spelling in _TREC_PLAIN
+        )
+        raise ValueError(
+            f"measure {text!r}: {name!r} differs only in letter case from two measures: "
+            f"{choices}; write the one you mean exactly"
+        )
+    return measures[0] if measures else None
 
 
-def _unknown(text, name):
-    hint = ""
-    if name in _NOT_HERE:
-        hint = " (an ir_measures/trec_eval measure that rankeval does not compute)"
-    else:
-        names = list(DECLARATIONS) + list(_ALIASES) + list(_TREC_PLAIN)
-        lower = [k for k in names if k.lower() == name.lower()]
-        # a short name is too close to too many others (HR and R): only its case is mended
-        close = [] if len(name) <= 3 else difflib.get_close_matches(name, names, n=5, cutoff=0.75)
-        close = list(dict.fromkeys(lower + close))
-        if close:  # every suggestion names the measure of the best one, never another
-            measure = _canonical(close[0])
-            close = [c for c in close if _canonical(c) == measure][:3]
-        if close:
-            hint = f" (did you mean {' or '.join(map(repr, close))}?)"
-    return ValueError(f"unknown measure {text!r}{hint}; known measures: {_known()}")
+def _trec_name(base: str, table: dict, folded: dict):
+    """trec_eval's spelling (a key of ``table``) of ``base``: typed exactly, or folded
+    when that is one trec_eval name and ``base`` is no other measure's exact name
+    (``RBP.p=0.8`` is not trec_eval's ``rbp``); None otherwise."""
+    if base in table:
+        return base
+    found = folded.get(_fold(base), {})
+    if len(found) != 1:
+        return None
+    spelling, measure = next(iter(found.items()))
+    exact = base if base in DECLARATIONS else _ALIASES.get(base)
+    return spelling if exact in (None, measure) else None
+
+
+_SUGGESTING = threading.local()
+
+
+def _suggest(name: str, rest: str) -> list:
+    """At most three spellings of the one measure closest to ``name`` (typed with
+    ``rest`` after it: its parameters and cut-off, kept in each suggestion where the
+    suggested measure takes them). A short name is too close to too many others (HR
+    and R): it gets none."""
+    if len(name) <= 3 or getattr(_SUGGESTING, "on", False):
+        return []
+    key = _fold(name)
+    pools = [(_NAMES, key, rest)]
+    underscore = _TREC_UNDERSCORE.match(name)
+    if underscore:  # trec_eval's cut family with its cut-off: ndcg_cutt_10
+        pools.append((_TREC_CUT_FOLDED, _fold(underscore.group("base")),
+                      "_" + underscore.group("cut") + rest))
+    if rest.startswith("."):  # trec_eval's -m syntax: ndcg_cutt.10
+        pools[:0] = [(_TREC_CUT_FOLDED, key, rest), (_TREC_PLAIN_FOLDED, key, rest)]
+    for pool, typed, after in pools:
+        keys = [k for k in difflib.get_close_matches(typed, list(pool), n=5, cutoff=0.75)
+                if k != typed]
+        if not keys:
+            continue
+        measure = next(iter(pool[keys[0]].values()))
+        # one spelling per folded name (the measure's own name first), of one measure
+        spellings = [next(s for s, m in pool[k].items() if m == measure)
+                     for k in keys if measure in pool[k].values()]
+        _SUGGESTING.on = True
+        try:
+            return [s + after if _parses(s + after) else s for s in spellings][:3]
+        finally:
+            _SUGGESTING.on = False
+    return []
+
+
+def _parses(text: str) -> bool:
+    try:
+        parse_measure(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _unknown(text, name, rest=""):
+    """The ValueError of an unknown measure name: why (a measure of another tool that
+    rankeval does not compute, a trec_eval set or family), or at most three
+    suggestions that keep the cut-off; never the list of every measure."""
+    key = _fold(name)
+    if key in _NOT_HERE_FOLDED:
+        return ValueError(f"unknown measure {text!r} ({_NOT_HERE_FOLDED[key]}); {_SEE_ALL}")
+    if name in _TREC_SETS:
+        return ValueError(
+            f"measure {text!r} is trec_eval's set of {len(_TREC_SETS[name])} measure "
+            f"names: rankeval.parse_trec_eval({name!r}) expands it; {_SEE_ALL}"
+        )
+    family = _trec_name(name, _TREC_CUT, _TREC_CUT_FOLDED)
+    if family and not rest:
+        d = DECLARATIONS[_TREC_CUT[family]]
+        first = show(d.trec_eval_cuts[0]) if d.trec_eval_cuts else "10"
+        example = _make(d, _cutoff(d, text, first), {}, text)
+        return ValueError(
+            f"measure {text!r} is trec_eval's family {family}: give a cut-off, as in "
+            f"{trec_eval_name(example)} or {example}; rankeval.parse_trec_eval({family!r}) "
+            "gives trec_eval's default cut-offs"
+        )
+    close = _suggest(name, rest)
+    hint = f" (did you mean {' or '.join(map(repr, close))}?)" if close else ""
+    return ValueError(f"unknown measure {text!r}{hint}; {_SEE_ALL}")
 
 
 def _cutoff(decl, text, value):
@@ -377,13 +518,17 @@ def parse_measure(text) -> Measure:
 
     Parameters
     ----------
-    text : str or Measure
+    text : str, Measure or an ir_measures measure
         ``NAME``, ``NAME@k`` or ``NAME(key=value,...)@k`` in ir_measures
         spelling (see the table in :mod:`rankeval.measures`); book aliases
-        (``MAP``, ``MRR``, ``MAR``, ...) and trec_eval names (``map``,
-        ``P_10``, ``recall_100``, ``ndcg_cut_10``, ``iprec_at_recall_0.10``,
-        ``num_rel_ret``, ...) are accepted. For trec_eval's dotted syntax
-        (``P.5,10``) use :func:`~rankeval.parse_trec_eval`.
+        (``MAP``, ``MRR``, ``MAR``, ...), ranx's names (``mrr@10``,
+        ``precision@5``, ``recall@100``, ``hit_rate@10``, ``r-precision``)
+        and trec_eval names (``map``, ``P_10``, ``recall_100``,
+        ``ndcg_cut_10``, ``iprec_at_recall_0.10``, ``num_rel_ret``, ...) are
+        accepted, and so is one measure in trec_eval's dotted syntax
+        (``P.5``, ``ndcg_cut.10``; for several, ``P.5,10``, use
+        :func:`~rankeval.parse_trec_eval`). An ir_measures measure object
+        (``ir_measures.nDCG@10``) is read by its ``str()``.
 
     Returns
     -------
@@ -393,15 +538,24 @@ def parse_measure(text) -> Measure:
     Raises
     ------
     ValueError
-        Unknown name (with the closest known names), malformed syntax, a
-        cut-off that is not a positive integer (a recall level in [0, 1] for
-        IPrec), an unknown or invalid parameter.
+        Unknown name (with at most three spellings of the closest measure,
+        its parameters and cut-off kept), a name that only its letter case
+        tells from two measures, malformed syntax, a cut-off that is not a
+        positive integer (a recall level in [0, 1] for IPrec), an unknown or
+        invalid parameter.
 
     Notes
     -----
     The grammar is ``NAME [ "(" key=value {"," key=value} ")" ] [ "@" k ]``.
-    Names are case-sensitive, as in ir_measures (``nDCG``; ``NDCG`` is a book
-    alias, a wrong case gets a suggestion). ``dcg='exp-log2'`` means the gain
+    A name typed exactly as declared (a measure's name, an alias or
+    trec_eval's name) is that measure. Otherwise letter case, ``_`` and ``-``
+    do not count (``Ndcg@10``, ``NDCG_cut_10``, ``hit_rate@10`` and
+    ``BPref`` are read), as long as that leaves one measure: ``RBP``
+    (ir_measures' rank-biased precision) and ``rbp`` (trec_eval's, rankeval's
+    ``trec_rbp``) differ only in case, so ``Rbp`` is an error that names
+    both. ir_measures writes two measures as others with a parameter:
+    ``NumRet(rel=1)`` is ``NumRelRet(rel=1)`` and ``SetP(relative=True)`` is
+    ``SetRelP``. ``dcg='exp-log2'`` means the gain
     :math:`2^g - 1` and ``dcg='log2'`` the gain :math:`g`, both with the
     discount :math:`\log_2(i + 1)`. A parameter equal to its default is
     dropped from the canonical spelling (``ERR(max_grade=4)@10`` is
@@ -417,18 +571,36 @@ def parse_measure(text) -> Measure:
     >>> names = ["MAP", "ndcg_cut_5", "RBP", "P(rel=2)@5", "iprec_at_recall_0.10"]
     >>> [str(parse_measure(name)) for name in names]
     ['AP', 'nDCG@5', 'RBP(p=0.8)', 'P(rel=2)@5', 'IPrec@0.1']
+    >>> [str(parse_measure(name)) for name in ["mrr@10", "Ndcg@10", "P.5", "SetAP"]]
+    ['RR@10', 'nDCG@10', 'P@5', 'SetMAP']
     """
     if isinstance(text, Measure):
         return text
+    if _is_ir_measures(text):
+        text = str(text)  # ir_measures' objects print in its syntax: nDCG@10, NumRet(rel=1)
     if not isinstance(text, str):
-        raise TypeError(f"a measure must be a string such as 'nDCG@10', got {text!r}")
+        raise TypeError(
+            f"a measure must be a string such as 'nDCG@10' (or an ir_measures measure), "
+            f"got {text!r}"
+        )
     underscore = _TREC_UNDERSCORE.match(text)
-    if underscore and underscore.group("base") in _TREC_CUT:
-        decl = DECLARATIONS[_TREC_CUT[underscore.group("base")]]
+    family = underscore and _trec_name(underscore.group("base"), _TREC_CUT, _TREC_CUT_FOLDED)
+    if family:  # trec_eval's name with its cut-off: P_10, NDCG_cut_10, iprec_at_recall_0.10
+        decl = DECLARATIONS[_TREC_CUT[family]]
         return _make(decl, _cutoff(decl, text, underscore.group("cut")), {}, text)
     printed = _trec_eval_printed(text)
     if printed is not None:
         return printed
+    if "." in text and not any(c in text for c in "@()"):  # trec_eval's -m syntax: P.5
+        found = _trec_eval_measures(text.strip())
+        if len(found) != 1:
+            listed = ", ".join(map(str, found[:5])) + (", ..." if len(found) > 5 else "")
+            raise ValueError(
+                f"measure {text!r} names {len(found)} measures in trec_eval's syntax "
+                f"({listed}); parse_measure reads one: rankeval.parse_trec_eval({text!r}) "
+                "gives them all"
+            )
+        return found[0]
     match = _SYNTAX.match(text)
     if not match:
         raise ValueError(
@@ -438,15 +610,12 @@ def parse_measure(text) -> Measure:
     name, params_text, cutoff_text = match.group("name", "params", "cutoff")
     if _TREC_UNDERSCORE.match(name) and cutoff_text is not None:
         base = _TREC_UNDERSCORE.match(name).group("base")
-        if base in _TREC_CUT:
+        if _trec_name(base, _TREC_CUT, _TREC_CUT_FOLDED):
             raise ValueError(f"measure {text!r} gives the cut-off twice")
-    if name not in DECLARATIONS and name not in _ALIASES and name in _TREC_PLAIN:
-        name = _TREC_PLAIN[name]
-    name = _ALIASES.get(name, name)
-    name = _FOLDED.get(name.lower().replace("_", "-"), name) if name not in DECLARATIONS else name
-    if name not in DECLARATIONS:
-        raise _unknown(text, name)
-    decl = DECLARATIONS[name]
+    measure = _lookup(name, text)
+    if measure is None:
+        raise _unknown(text, name, text.strip()[len(name) :])
+    decl = DECLARATIONS[measure]
     given = {}
     if params_text is not None and params_text.strip():
         for item in _split_params(params_text):
@@ -462,6 +631,7 @@ def parse_measure(text) -> Measure:
                 given[key] = _value(raw)
             except ValueError as err:
                 raise ValueError(f"measure {text!r}: {err}") from None
+    decl = _ir_measures_form(decl, given, text)
     if "dcg" in given and decl.param("gain") is not None:  # ir_measures spelling
         if "gain" in given:
             raise ValueError(f"measure {text!r}: give either dcg= or gain=, not both")
@@ -474,6 +644,92 @@ def parse_measure(text) -> Measure:
         given["gain"] = forms[given.pop("dcg")]
     cutoff = None if cutoff_text is None else _cutoff(decl, text, cutoff_text)
     return _make(decl, cutoff, given, text)
+
+
+def _is_ir_measures(obj) -> bool:
+    """True for a measure object of ir_measures (``ir_measures.nDCG@10``), which is read
+    by its ``str()``; ir_measures itself is not imported."""
+    module = type(obj).__module__ or ""
+    return module.split(".")[0] == "ir_measures" and hasattr(obj, "NAME")
+
+
+def _ir_measures_form(decl, given: dict, text):
+    """The declaration meant by ir_measures' spelling of a measure as another one with a
+    parameter (``NumRet(rel=1)`` is NumRelRet, ``SetP(relative=True)`` is SetRelP); the
+    parameter is taken out of ``given`` unless the meant measure keeps it."""
+    for (measure, key), (meant, keep) in _IR_MEASURES_FORMS.items():
+        if decl.name != measure or key not in given:
+            continue
+        if keep:
+            return DECLARATIONS[meant]
+        flag = given.pop(key)
+        if flag in (True, "True", "true"):
+            return DECLARATIONS[meant]
+        if flag not in (False, "False", "false"):
+            raise ValueError(
+                f"measure {text!r}: parameter {key}={flag!r} must be True ({meant}) or False"
+            )
+    return decl
+
+
+def _trec_eval_measures(text: str) -> list:
+    """The measures of one name in trec_eval's ``-m`` syntax that is not a set (``P``,
+    ``P.5,10``, ``ndcg_cut.10``, ``map``, ``ndcg.0=0,1=1``): the body of
+    :func:`rankeval.parse_trec_eval`, which :func:`parse_measure` reads dotted names with.
+    trec_eval's names are matched as the others are: exactly, else folded when that is
+    one name's (``NDCG_cut.10``)."""
+    underscore = _TREC_UNDERSCORE.match(text)
+    if underscore and _trec_name(underscore.group("base"), _TREC_CUT, _TREC_CUT_FOLDED):
+        return [parse_measure(text)]  # iprec_at_recall_0.20
+    base, dot, params = text.partition(".")
+    family = _trec_name(base, _TREC_CUT, _TREC_CUT_FOLDED)
+    if family:
+        decl = DECLARATIONS[_TREC_CUT[family]]
+        if dot:
+            values = [v.strip() for v in params.split(",")]
+            if decl.cutoff not in ("recall", "multiple"):  # atol, as trec_eval: 23.4 is 23
+                values = [_atol(v) for v in values]
+        else:
+            values = [show(v) for v in decl.trec_eval_cuts]
+        if not values or "" in values:
+            raise ValueError(f"trec_eval measure {text!r}: give cut-offs such as {family}.5,10")
+        try:
+            return list(
+                dict.fromkeys(_make(decl, _cutoff(decl, text, v), {}, text) for v in values)
+            )
+        except ValueError as err:
+            raise ValueError(f"trec_eval measure {text!r}: {err}") from None
+    plain = _trec_name(base, _TREC_PLAIN, _TREC_PLAIN_FOLDED)
+    if plain:
+        decl = DECLARATIONS[_TREC_PLAIN[plain]]
+        given = {}
+        if dot:
+            given = _trec_eval_params(decl, plain, params, text)
+        return [_make(decl, None, given, text)]
+    if not dot:
+        try:
+            return [parse_measure(text)]
+        except ValueError:
+            pass
+    measure = _SYNTAX.match(base) and _lookup(base, text)
+    if dot and measure:  # Judged.5: a measure trec_eval has no name for
+        cut = DECLARATIONS[measure].cutoff
+        example = measure + {"optional": "@10", "required": "@10", "recall": "@0.1",
+                             "multiple": "@0.5"}.get(cut, "")
+        other = {**_TREC_PLAIN_FOLDED, **_TREC_CUT_FOLDED}.get(_fold(base), {})
+        also = "".join(f"; trec_eval's {s!r} is rankeval's {m}" for s, m in other.items())
+        raise ValueError(
+            f"trec_eval measure {text!r}: {measure} has no trec_eval name; write it as "
+            f"ir_measures does, e.g. {example}{also}"
+        )
+    raise _unknown(text, base, dot + params)
+
+
+def _atol(text: str) -> str:
+    """A cut-off as trec_eval reads it (C's ``atol``): its leading integer, so that
+    ``"23.4"`` is 23; text without a leading integer is left for the checks to refuse."""
+    match = re.match(r"\s*\+?(\d+)", text)
+    return match.group(1) if match else text
 
 
 def parse_measures(measures) -> list:
@@ -505,7 +761,7 @@ def parse_measures(measures) -> list:
     >>> [str(m) for m in parse_measures(["AP", "P_10", "MAP", "nDCG@10"])]
     ['AP', 'P@10', 'nDCG@10']
     """
-    if isinstance(measures, (str, Measure)):
+    if isinstance(measures, (str, Measure)) or _is_ir_measures(measures):
         measures = [measures]
     try:
         items = list(measures)
@@ -555,6 +811,10 @@ def describe(name=None) -> str:
     )
 
 
+# what follows a cut family's name in the tables: a rank k, a recall level r, a multiple m of R
+_CUT_LETTER = {"recall": "_r", "multiple": "_m"}
+
+
 def _spelling(d) -> str:
     params = ",".join(
         p.name if p.default in (None, ()) else f"{p.name}={show(p.default)}" for p in d.params
@@ -564,11 +824,13 @@ def _spelling(d) -> str:
         text += "@k"
     elif d.cutoff == "recall":
         text += "@r"
+    elif d.cutoff == "multiple":
+        text += "@m"
     return text
 
 
 def _trec_note(d) -> str:
-    cut = ".r" if d.cutoff == "recall" else ".k"
+    cut = "." + _CUT_LETTER.get(d.cutoff, "_k")[1:]
     names = [n for n in (d.trec_eval, d.trec_eval_cut and d.trec_eval_cut + cut) if n]
     if d.needs == "subtopics":
         return " [subtopic qrels: --subtopics]"
@@ -594,7 +856,8 @@ def table() -> str:
     """
     families: dict[str, list[tuple[str, str, str]]] = {}
     for d in DECLARATIONS.values():
-        names = ", ".join(x for x in (d.trec_eval, d.trec_eval_cut and d.trec_eval_cut + "_k") if x)
+        cut = d.trec_eval_cut and d.trec_eval_cut + _CUT_LETTER.get(d.cutoff, "_k")
+        names = ", ".join(x for x in (d.trec_eval, cut) if x)
         aliases = f" ({', '.join(d.aliases)})" if d.aliases else ""
         summary = d.summary.replace("*", r"\*")
         if d.aggregate == "sum" and "summed" not in summary:

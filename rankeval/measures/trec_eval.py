@@ -9,19 +9,12 @@ Chapter: :doc:`/chapters/14_evaluating_a_run`.
 
 from __future__ import annotations
 
-import re
-
-from ..metrics.declaration import show
 from .registry import (
     _TREC_CUT,
     _TREC_PLAIN,
-    _TREC_UNDERSCORE,
+    _TREC_SETS,
     DECLARATIONS,
-    _cutoff,
-    _make,
-    _trec_eval_params,
-    _unknown,
-    parse_measure,
+    _trec_eval_measures,
     trec_eval_name,
 )
 
@@ -35,20 +28,6 @@ __all__ = [
 ]
 
 
-# trec_eval's measure sets (measures.c of trec_eval 10: off_names, trec_names, set_names);
-# names rankeval does not compute are left out of the expansion
-_TREC_SETS = {
-    "official": ("num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
-                 "bpref", "recip_rank", "iprec_at_recall", "P"),
-    "all_trec": ("num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
-                 "bpref", "recip_rank", "iprec_at_recall", "P", "relstring", "recall",
-                 "unj", "rbp", "rbp_resid", "infAP", "gm_bpref", "utility", "11pt_avg",
-                 "ndcg", "relative_P", "Rprec_mult", "success", "map_cut", "ndcg_cut",
-                 "ndcg_rel", "Rndcg", "binG", "G", "set_P", "set_recall", "set_relative_P",
-                 "set_map", "set_F", "num_nonrel_judged_ret"),
-    "set": ("num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall",
-            "set_relative_P", "set_map", "set_F"),
-}  # fmt: skip
 # names of trec_eval's measure table, those rankeval does not compute included (an -m with
 # one of them is read as trec_eval's syntax, and refused with a helpful message)
 _NOT_COMPUTED = {"yaap"} | {name for members in _TREC_SETS.values() for name in members}
@@ -113,45 +92,7 @@ def parse_trec_eval(name) -> list:
             if member in _TREC_PLAIN or member in _TREC_CUT:
                 out.extend(parse_trec_eval(member))
         return list(dict.fromkeys(out))
-    underscore = _TREC_UNDERSCORE.match(text)
-    if underscore and underscore.group("base") in _TREC_CUT:  # iprec_at_recall_0.20
-        return [parse_measure(text)]
-    base, dot, params = text.partition(".")
-    if base in _TREC_CUT:
-        decl = DECLARATIONS[_TREC_CUT[base]]
-        if dot:
-            values = [v.strip() for v in params.split(",")]
-            if decl.cutoff not in ("recall", "multiple"):  # atol, as trec_eval: 23.4 is 23
-                values = [_atol(v) for v in values]
-        else:
-            values = [show(v) for v in decl.trec_eval_cuts]
-        if not values or "" in values:
-            raise ValueError(f"trec_eval measure {text!r}: give cut-offs such as {base}.5,10")
-        try:
-            return list(
-                dict.fromkeys(_make(decl, _cutoff(decl, text, v), {}, text) for v in values)
-            )
-        except ValueError as err:
-            raise ValueError(f"trec_eval measure {text!r}: {err}") from None
-    if base in _TREC_PLAIN:
-        decl = DECLARATIONS[_TREC_PLAIN[base]]
-        given = {}
-        if dot:
-            given = _trec_eval_params(decl, base, params, text)
-        return [_make(decl, None, given, text)]
-    if not dot:
-        try:
-            return [parse_measure(text)]
-        except ValueError:
-            pass
-    raise _unknown(text, base)
-
-
-def _atol(text: str) -> str:
-    """A cut-off as trec_eval reads it (C's ``atol``): its leading integer, so that
-    ``"23.4"`` is 23; text without a leading integer is left for the checks to refuse."""
-    match = re.match(r"\s*\+?(\d+)", text)
-    return match.group(1) if match else text
+    return _trec_eval_measures(text)
 
 
 def label(item: str, measure) -> str:

@@ -125,8 +125,8 @@ def _score_bpref(ranked, k, rel):
 
 DECLARATIONS = (
     Declaration("Bpref", "how often judged relevant documents precede judged non-relevant ones",
-                _score_bpref, bpref, params=(REL,), trec_eval="bpref", print_order=8,
-                cutoff="none", binary=True),
+                _score_bpref, bpref, params=(REL,), aliases=("BPref",), trec_eval="bpref",
+                print_order=8, cutoff="none", binary=True),
     Declaration("GMBpref", "Bpref, averaged over queries by a geometric mean (floored at 1e-5)",
                 _score_bpref, bpref, params=(REL,), aliases=("gm_bpref",),
                 trec_eval="gm_bpref", print_order=15, cutoff="none", aggregate="gmean",

@@ -116,9 +116,9 @@ def _score_rprec_mult(ranked, k, rel):
 
 DECLARATIONS = (
     Declaration("Rprec", "precision at rank R, R = the query's relevant count", _score_rprec,
-                r_precision, params=(REL,), aliases=("RPrec",), trec_eval="Rprec",
+                r_precision, params=(REL,), aliases=("RPrec", "R-Precision"), trec_eval="Rprec",
                 print_order=7, cutoff="none", binary=True),
-    Declaration("RprecMult", "precision at rank int(k R + 0.9), R the relevant count (Rprec@1)",
+    Declaration("RprecMult", "precision at rank int(m R + 0.9), R the relevant count (@1: Rprec)",
                 _score_rprec_mult, params=(REL,), aliases=("Rprec_mult",),
                 trec_eval_cut="Rprec_mult",
                 trec_eval_cuts=(0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0),

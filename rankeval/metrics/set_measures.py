@@ -234,7 +234,7 @@ DECLARATIONS = (
                 trec_eval="set_F", trec_eval_param="beta", print_order=34, cutoff="none",
                 binary=True),
     Declaration("SetMAP", "set map: relevant retrieved squared / (retrieved x relevant)",
-                _score_set_map, params=(REL,), aliases=("set_map",), trec_eval="set_map",
+                _score_set_map, params=(REL,), aliases=("set_map", "SetAP"), trec_eval="set_map",
                 print_order=33, cutoff="none", binary=True),
     Declaration("SetRelP", "relevant retrieved / min(retrieved, relevant)",
                 _score_set_relative_p, params=(REL,), aliases=("set_relative_P",),
