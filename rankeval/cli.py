@@ -11,6 +11,9 @@ work unchanged::
   ``map``), its sets ``official`` and ``all_trec``, and ir_measures names
   (``nDCG@10``, ``AP``, ``RBP(p=0.9)``); several after one ``-m``, and a
   repeated ``-m`` adds to them. Options may come before or after the files.
+  ``all_trec``'s ``relstring`` (each query's top grades as a string, not a
+  number) is not computed: with ``-q``, where trec_eval prints it, a note on
+  stderr says so.
 - Output lines are ``measure<TAB>query<TAB>value``, the measure name padded to
   22 characters and 4 decimals, as trec_eval's ``"%-22s\t%s\t%6.4f"``: with
   ``-q`` every query's lines first (queries sorted, measures in order), then
@@ -104,6 +107,17 @@ def _parse_items(items):
     return measures, labels, trec_mode, runid
 
 
+def _note_left_out(items) -> None:
+    """A line on stderr for each member of a trec_eval set that is not printed: with -q,
+    trec_eval prints all_trec's relstring for every query, which rankeval does not compute."""
+    from .measures import trec_eval
+
+    for item in dict.fromkeys(i.strip() for i in items):
+        for name, reason in trec_eval.left_out(item):
+            print(f"rankeval: note: -m {item}: {name} is not printed (trec_eval prints it for "
+                  f"every query with -q): {reason}", file=sys.stderr)
+
+
 def _with_rounding(m, rounding):
     """``m`` with ``--rounding`` (iprec_at_recall, 11pt_avg), unless it names its own."""
     from .measures import Measure
@@ -150,6 +164,24 @@ def _positive(text: str) -> int:
     if value <= 0:
         raise argparse.ArgumentTypeError(f"must be a positive integer, got {value}")
     return value
+
+
+def _memory(text: str) -> str:
+    """``--max-memory``: a size such as ``512MB`` or ``2GB`` (checked here, so that a bad
+    one is a usage error naming the option), or ``none``; kept as typed."""
+    if text.strip().lower() == "none":
+        return text
+    from .evaluation.bounded import parse_memory
+
+    try:
+        parse_memory(text)
+    except (ValueError, TypeError) as err:
+        if "at least" in str(err):
+            raise argparse.ArgumentTypeError(f"must be at least 1MB, got {text!r}") from None
+        raise argparse.ArgumentTypeError(
+            f"must be a size such as 512MB or 2GB, or 'none', got {text!r}"
+        ) from None
+    return text
 
 
 def _prog() -> str:
@@ -233,7 +265,7 @@ def _parser() -> argparse.ArgumentParser:
         help="evaluate only the top N documents of each query after ranking (trec_eval -M)",
     )  # fmt: skip
     p.add_argument(
-        "--max-memory", default="512MB", metavar="SIZE", dest="max_memory",
+        "--max-memory", default="512MB", type=_memory, metavar="SIZE", dest="max_memory",
         help="read a run file larger than an eighth of SIZE in batches, within about this "
         "memory (e.g. 512MB, 2GB; 'none' reads it at once); the same values; the qrels "
         "stay in memory (default: 512MB)",
@@ -510,6 +542,8 @@ def _run(argv) -> int:
             items = args.measures or ["official"]
             measures, labels, trec_mode, runid = _parse_items(items)
             measures = [_with_rounding(m, args.rounding) for m in measures]
+            if args.per_query:
+                _note_left_out(items)
         if not measures and not (runid and args.format == "trec_eval"):
             raise ValueError("no measure to compute: give -m with at least one measure")
         qrels_path, run_paths = args.files[0], args.files[1:]
@@ -522,6 +556,12 @@ def _run(argv) -> int:
         names = [p if p != "-" else "<stdin>" for p in run_paths]
         if None not in tags and len(set(tags)) == len(tags):
             names = list(tags)
+        if args.baseline is not None and args.baseline not in names:
+            parser.error(
+                f"--baseline {args.baseline!r} names no run: the runs are "
+                f"{', '.join(map(repr, names))} (each run's tag, or its file name when "
+                "tags are shared)"
+            )
         if args.format in ("markdown", "latex"):
             _check_distinct(run_paths, names, args.format)
         if not measures:  # `-m runid` alone: as trec_eval, only each run's tag

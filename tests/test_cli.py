@@ -174,8 +174,8 @@ def test_a_bad_last_measure_before_the_files_is_named_as_a_measure(files):
     q, r = files
     assert parse(ok("-m", "P@2", "-m", "runid", q, r)) == parse(ok("-m", "runid", "P@2", q, r))
     assert ("runid", "all", "r") in parse(ok("-m", "P@2", "-m", "runid", q, r))
-    bad = cli("-m", "P@2", "Ndcg@10", q, r)
-    assert bad.returncode == 1 and "unknown measure 'Ndcg@10'" in bad.stderr
+    bad = cli("-m", "P@2", "Ndgc@10", q, r)
+    assert bad.returncode == 1 and "unknown measure 'Ndgc@10'" in bad.stderr
     bad = cli("-m", "P@2", "INST", q, r)
     assert bad.returncode == 1 and "unknown measure 'INST'" in bad.stderr
     missing = cli("-m", "P@2", q.parent / "qrelz.txt", r)  # a misspelt path stays a path
@@ -689,7 +689,7 @@ def test_bad_run_file(files, run, message):
 def test_other_errors(files, tmp_path):
     result = cli(*files, "-m", "nDGC@10")
     assert result.returncode == 1
-    assert "unknown measure 'nDGC@10' (did you mean 'nDCG'" in result.stderr
+    assert "unknown measure 'nDGC@10' (did you mean 'nDCG@10'?)" in result.stderr
     assert len(result.stderr.splitlines()) == 1
     result = cli("-m", "nDGC@10", *files)  # a typo before the files is still a measure
     assert result.returncode == 1 and "unknown measure 'nDGC@10'" in result.stderr
@@ -894,3 +894,74 @@ def test_whole_output_agrees_with_pytrec_eval(tmp_path, names):
     args = [a for name in names for a in ("-m", name)]
     out = ok("-q", *args, tmp_path / "qrels.txt", tmp_path / "run.txt")
     assert out.splitlines() == expected
+
+
+# --- issue 52, item 12: usage errors name the option; nothing left out without a word ----
+
+
+@pytest.mark.parametrize(
+    ("size", "message"),
+    [("abc", "must be a size such as 512MB or 2GB, or 'none', got 'abc'"),
+     ("0.5KB", "must be at least 1MB, got '0.5KB'"), ("12XB", "must be a size such as 512MB or 2GB, or 'none', got '12XB'")],
+)  # fmt: skip
+def test_a_bad_max_memory_is_a_usage_error_naming_the_option(files, size, message):
+    result = cli(*files, "-m", "AP", "--max-memory", size)
+    assert result.returncode == 2 and result.stdout == ""
+    assert f"argument --max-memory: {message}" in result.stderr
+    assert "max_memory" not in result.stderr
+
+
+@pytest.mark.parametrize("size", ["none", "None", "2GB", "1MB", "512 MB"])
+def test_good_max_memory_values(files, size):
+    assert parse(ok(*files, "-m", "AP", "--max-memory", size)) == parse(ok(*files, "-m", "AP"))
+
+
+def test_an_unknown_baseline_is_a_usage_error_naming_the_runs(files, tmp_path):
+    other = tmp_path / "run2.txt"
+    other.write_text(RUN2)
+    for runs in ([files[1], other], [files[1]]):  # one run: it was silently ignored
+        result = cli(files[0], *runs, "-m", "AP", "--format", "markdown", "--baseline", "zz")
+        assert result.returncode == 2 and result.stdout == ""
+        names = "'r', 's2'" if len(runs) == 2 else "'r'"
+        assert f"--baseline 'zz' names no run: the runs are {names}" in result.stderr
+    table = ok(files[0], files[1], other, "-m", "AP", "--format", "markdown", "--baseline", "s2")
+    assert "(a) r" in table and "(b) s2" in table
+
+
+def test_list_measures_shows_the_cutoff_a_measure_needs(files):
+    out = ok("--list-measures")
+    assert "RprecMult(rel)@m " in out and "[trec_eval: Rprec_mult.m]" in out
+    assert "IPrec(rel,rounding='nearest')@r " in out
+    for line in out.splitlines():  # a spelling without '@' parses as it is shown
+        spelling = line.split()[0]
+        if "@" not in spelling:
+            name = spelling.partition("(")[0]
+            assert measures.parse_measure(name).name == name, line
+
+
+def test_all_trec_with_q_says_what_it_does_not_print(files):
+    result = cli(*files, "-m", "all_trec", "-q")
+    assert result.returncode == 0
+    assert result.stderr == (
+        "rankeval: note: -m all_trec: relstring is not printed (trec_eval prints it for "
+        "every query with -q): trec_eval's string of each query's top grades, not a "
+        "number, which rankeval does not compute\n"
+    )
+    assert "relstring" not in result.stdout
+    assert ok(*files, "-m", "all_trec")  # without -q trec_eval prints no relstring either
+    assert ok(*files, "-m", "official", "-q")
+    result = cli(*files, "-m", "relstring", "-q")  # asked for by name: an error
+    assert result.returncode == 1 and "unknown measure 'relstring'" in result.stderr
+
+
+def test_names_as_users_type_them_on_the_command_line(files):
+    rows = parse(ok(*files, "-m", "mrr@10", "Ndcg@10", "hit_rate@1", "SetAP", "BPref"))
+    same = parse(ok(*files, "-m", "RR@10", "nDCG@10", "Success@1", "SetMAP", "Bpref"))
+    assert [v for _, _, v in rows] == [v for _, _, v in same]
+    assert [n for n, _, _ in rows][1:] == ["mrr@10", "Ndcg@10", "hit_rate@1", "SetAP", "BPref"]
+    # trec_eval's names in any case are trec_eval's names: printed as trec_eval prints them
+    assert parse(ok(*files, "-m", "NDCG_cut.10")) == parse(ok(*files, "-m", "ndcg_cut.10"))
+    result = cli(*files, "-m", "Ndgc@10")  # the suggestion keeps the cut-off
+    assert result.returncode == 1 and "(did you mean 'nDCG@10'?)" in result.stderr
+    result = cli(*files, "-m", "Rbp")
+    assert result.returncode == 1 and "'RBP'" in result.stderr and "'rbp'" in result.stderr

@@ -383,7 +383,7 @@ def test_report_options(tmp_path, files):
     assert code == 0, err
     assert "randomization test, Bonferroni correction" in out and "alpha = 0.2" in out
     code, out, err = cli(*args, "--baseline", "nope")
-    assert code == 1 and "baseline 'nope'" in err
+    assert code == 2 and "baseline 'nope'" in err  # a usage error (issue 52, item 12)
     code, out, err = cli(*files, "--test", "t")
     assert code == 2 and "--test" in err
 

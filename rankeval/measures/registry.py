@@ -123,8 +123,8 @@ _NOT_HERE = {
         "StRecall", "AP_IA", "P_IA", "MAP_IA", "BPM", "nNRBP", "NRBP", "Accuracy",
         "ideal_dcg", "runid", "yaap",
     ), "an ir_measures/trec_eval measure that rankeval does not compute"),
-    "relstring": "trec_eval's string of each query's top grades, which rankeval does not "
-    "compute (it computes numbers)",
+    "relstring": "trec_eval's string of each query's top grades, not a number, which "
+    "rankeval does not compute",
     "f1": "ranx's F1 of the top k, which rankeval does not compute; SetF is trec_eval's "
     "F-measure (beta=1) of the whole retrieved set, SetF with max_docs=k (-M k) that of "
     "the top k",

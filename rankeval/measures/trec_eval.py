@@ -10,6 +10,7 @@ Chapter: :doc:`/chapters/14_evaluating_a_run`.
 from __future__ import annotations
 
 from .registry import (
+    _NOT_HERE,
     _TREC_CUT,
     _TREC_PLAIN,
     _TREC_SETS,
@@ -25,6 +26,7 @@ __all__ = [
     "print_order",
     "is_trec_eval_syntax",
     "wants_runid",
+    "left_out",
 ]
 
 
@@ -138,3 +140,11 @@ def is_trec_eval_syntax(item: str) -> bool:
 def wants_runid(item: str) -> bool:
     """trec_eval prints the ``runid`` line for ``-m runid`` and for its sets."""
     return item == "runid" or item in _TREC_SETS
+
+
+def left_out(item: str) -> list:
+    """The members of the trec_eval set ``item`` that rankeval does not compute, with
+    why: ``[("relstring", "trec_eval's string of ...")]`` for ``all_trec``; ``[]`` for
+    any other name."""
+    members = _TREC_SETS.get(item.strip(), ())
+    return [(m, _NOT_HERE[m]) for m in members if m not in _TREC_PLAIN and m not in _TREC_CUT]
