@@ -403,6 +403,19 @@ def test_ir_measures_objects_are_read_by_their_str():
     assert parse_measures([_Fake(), "P@5"]) == [parse_measure("nDCG@10"), parse_measure("P@5")]
     with pytest.raises(TypeError, match="or an ir_measures measure"):
         parse_measure(object())
+    qrels, run = {"q1": {"a": 1, "b": 0}}, {"q1": {"a": 2.0, "b": 1.0}}
+    alone = rankeval.evaluate(qrels, run, _Fake())  # one object, as one name
+    assert list(alone.columns) == ["nDCG@10"] and alone["nDCG@10"].tolist() == [1.0]
+
+
+def test_ir_measures_objects_in_evaluate():
+    ir_measures = pytest.importorskip("ir_measures")
+    qrels, run = {"q1": {"a": 1, "b": 0}}, {"q1": {"a": 2.0, "b": 1.0}}
+    wanted = [ir_measures.nDCG @ 10, ir_measures.NumRelRet, ir_measures.SetAP]
+    got = rankeval.evaluate(qrels, run, wanted)
+    assert list(got.columns) == ["nDCG@10", "NumRet(rel=1)", "SetAP"]  # as ir_measures prints
+    assert got.iloc[0].tolist() == [1.0, 1, 0.5]  # SetAP: 1 of 2 retrieved, 1 of 1 relevant
+    assert rankeval.evaluate(qrels, run, ir_measures.nDCG @ 10).columns.tolist() == ["nDCG@10"]
 
 
 # ir_measures' spellings, with what rankeval reads them as

@@ -31,7 +31,9 @@ def measures_and_labels(measures):
     same values, so that every name asked for comes back; a name repeated exactly
     (after stripping spaces) is one column.
     """
-    items = [measures] if isinstance(measures, (str, Measure)) else measures
+    # one measure: a name, a Measure, or an object such as ir_measures' nDCG@10 (no __iter__)
+    single = isinstance(measures, (str, Measure)) or not hasattr(measures, "__iter__")
+    items = [measures] if single else measures
     if hasattr(items, "__iter__") and not isinstance(items, (str, Measure)):
         items = list(items)
     parsed = parse_measures(items)  # the checks of the whole list (empty list, types)
