@@ -467,3 +467,13 @@ def test_every_ir_measures_name_is_read_or_refused_by_name():
                 text = str(err)
                 assert "does not compute" in text or "cut-off" in text or "recall level" in text \
                     or "multiple of R" in text, (typed, text)
+
+
+def test_aggregate_reads_the_new_spellings_of_counts():
+    # aggregate() reads the columns' names: ir_measures' NumRet(rel=1) is NumRelRet, a
+    # count summed over queries (it was no name, and averaged)
+    qrels = {"q1": {"a": 1, "b": 1}, "q2": {"x": 1}}
+    run = {"q1": {"a": 2.0, "b": 1.0}, "q2": {"x": 1.0}}
+    table = rankeval.evaluate(qrels, run, ["NumRet(rel=1)", "num_rel_ret", "NUM_RET", "P.1"])
+    means = rankeval.aggregate(table)
+    assert means.tolist() == [3, 3, 3, 1.0]
