@@ -380,7 +380,7 @@ def _parse_args(argv):
     # measures ("-m P.10 QRELS RUN -m map": the first -m's). The item right after an -m
     # is always a measure, even where a file of that name exists. An item that is no
     # path is given back only while QRELS and RUN are still missing, so that a misspelt
-    # or unknown measure ("-m map Ndcg@10 q r", "-m map runid q r") stays a measure and
+    # or unknown measure ("-m map Ndgc@10 q r", "-m map runid q r") stays a measure and
     # is reported as one.
     groups = args.measures or []
     if groups:  # ("QRELS A.run -m P.5 B.run": B.run is a run, not a measure)
