@@ -66,7 +66,11 @@ def parse_trec_eval(name) -> list:
 
     Notes
     -----
-    The sets are those of trec_eval 10's ``measures.c``. A gain map
+    The sets are those of trec_eval 10's ``measures.c``. A name is matched
+    as :func:`~rankeval.parse_measure` matches names: as typed, else in any
+    letter case and without ``_`` when that leaves one of trec_eval's names
+    (``NDCG_cut.10`` is ``ndcg_cut.10``; ``RBP.p=0.8`` is not trec_eval's
+    ``rbp``, since ``RBP`` names another measure). A gain map
     ``ndcg.l=g,...`` sets the gain of grade ``l`` to ``g``; grades not listed
     keep their own value as gain, as in trec_eval. ``iprec_at_recall`` levels
     are recall levels in [0, 1], printed by trec_eval with two decimals
