@@ -43,7 +43,9 @@ class Conventions:
 
     ``ties``, ``ideal``, ``missing``, ``judged_only``, ``score_precision``,
     ``grades`` and ``max_docs`` are the keyword arguments of the same names of
-    :func:`rankeval.evaluate`, with the same values and defaults.
+    :func:`rankeval.evaluate`, with the same values and defaults (``missing=None``:
+    chosen by the form of the run; ``grades=None``: fractional grades kept, and dicts
+    that look swapped refused; see :func:`rankeval.evaluate`).
 
     Attributes
     ----------
@@ -60,10 +62,10 @@ class Conventions:
     threshold: float = 1
     ties: str = "trec_eval"
     ideal: str = "judged"
-    missing: str = "skip"
+    missing: str | None = None
     judged_only: bool = False
     score_precision: str = "double"
-    grades: str = "float"
+    grades: str | None = None
     max_docs: int | None = None
     gain: object = "linear"
     no_relevant: float | None = None
@@ -71,8 +73,9 @@ class Conventions:
     def __post_init__(self):
         threshold = check_options(
             threshold=self.threshold, ties=self.ties, judged_only=self.judged_only,
-            missing=self.missing, ideal=self.ideal, score_precision=self.score_precision,
-            grades=self.grades, max_docs=self.max_docs,
+            missing="skip" if self.missing is None else self.missing, ideal=self.ideal,
+            score_precision=self.score_precision,
+            grades="float" if self.grades is None else self.grades, max_docs=self.max_docs,
         )  # fmt: skip
         object.__setattr__(self, "threshold", threshold)
         gain = self.gain

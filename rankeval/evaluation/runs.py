@@ -16,6 +16,7 @@ import os
 
 import numpy as np
 
+from ..io.canonical import looks_swapped, run_form
 from ..ranking import rank_run, release_memory
 from .bounded import evaluate_bounded, parse_memory
 from .conventions import conventions as as_conventions
@@ -25,7 +26,9 @@ from .core import (
     check_tie_averaging,
     fill_no_relevant,
     measures_and_labels,
+    queries_in_run,
     score_ranked,
+    warn_skipped,
     with_gain,
 )
 
@@ -40,10 +43,10 @@ def evaluate(
     threshold=1,
     ties="trec_eval",
     ideal="judged",
-    missing="skip",
+    missing=None,
     judged_only=False,
     score_precision="double",
-    grades="float",
+    grades=None,
     max_docs=None,
     columns=None,
     conventions=None,
@@ -223,7 +226,7 @@ def evaluate(
 
 
 def score_run(qrels, run, measures, *, threshold=1, ties="trec_eval", ideal="judged",
-              missing="skip", judged_only=False, score_precision="double", grades="float",
+              missing=None, judged_only=False, score_precision="double", grades=None,
               max_docs=None, columns=None, conventions=None, max_memory="512MB"):  # fmt: skip
     """:func:`evaluate`'s table, and for each of its rows whether the query has a line in
     the run (the command line's ``-c -q`` prints no line for the others, as trec_eval)."""
@@ -242,7 +245,32 @@ def score_run(qrels, run, measures, *, threshold=1, ties="trec_eval", ideal="jud
         check_tie_averaging(
             parsed, "; evaluate those with ties='trec_eval' or ties='input' in a separate call"
         )
-    ranked = rank_run(qrels, run, **chosen.ranking_options(), columns=columns)
+    if chosen.grades is None:
+        swapped = looks_swapped(qrels, run)
+        if swapped is not None:
+            query, doc, grade = swapped
+            raise ValueError(
+                f"the qrels look like a run: qrels[{query!r}][{doc!r}] is {grade!r}, a grade "
+                "that is not a whole number, while every score of the run is a whole "
+                "number, as grades are; were qrels and run given the wrong way round "
+                "(evaluate(qrels, run, measures))? If the fractional grades are meant, "
+                "pass grades='float'"
+            )
+    options = chosen.ranking_options()
+    options["grades"] = "float" if chosen.grades is None else chosen.grades
+    missing = chosen.missing
+    if missing is None:  # by the run's form (evaluate's docstring)
+        missing = "zero" if run_form(run, columns) == "positions" else "skip"
+    # missing=None that skips: every judged query is ranked, so that those the run
+    # lacks are counted (and named in a warning), then only the run's are kept
+    counting = chosen.missing is None and missing == "skip"
+    options["missing"] = "zero" if counting else missing
+    ranked = rank_run(qrels, run, **options, columns=columns)
+    judged = len(ranked)
+    if counting:
+        if not ranked.in_run.any():
+            _no_query_in_common(qrels, run, options, columns, ranked)
+        ranked = queries_in_run(ranked)
     if chosen.gain != "linear":
         grades_seen = None if isinstance(chosen.gain, str) else np.concatenate(
             [ranked.grades, ranked.judged])  # fmt: skip
@@ -254,7 +282,8 @@ def score_run(qrels, run, measures, *, threshold=1, ties="trec_eval", ideal="jud
             raise ValueError(
                 f"{', '.join(undefined)} without a cut-off has no value for query "
                 f"{ranked.query_ids[empty[0]]!r}, which has no ranked document "
-                "(missing='zero' or judged_only=True); give a cut-off, e.g. "
+                "(judged but not in the run, counted by missing='zero', the default for "
+                "ranked lists; or left empty by judged_only=True); give a cut-off, e.g. "
                 f"{undefined[0]}@1000, so that it scores k + 1"
             )
     values = score_ranked(parsed, ranked, ranked.threshold, CELL_BUDGET)
@@ -268,6 +297,25 @@ def score_run(qrels, run, measures, *, threshold=1, ties="trec_eval", ideal="jud
     name = (columns or {}).get("query_id", "query_id")
     frame.index = pd.Index(ids, name=name, dtype=ids.dtype if ids.dtype.kind == "i" else object)
     in_run = ranked.in_run
+    if counting:
+        warn_skipped(judged - len(ranked), judged)
     del ranked, values, ids
     release_memory()  # Arrow's freed pages go back to the system before the next call
     return frame, in_run
+
+
+def _no_query_in_common(qrels, run, options, columns, ranked):
+    """Raise rank_run's ValueError for a run and qrels with no query in common (it reads
+    the inputs again, which only this error path does); for an input that cannot be
+    read twice (a file object, standard input), a message of the qrels' side."""
+    def stream(source):
+        return hasattr(source, "read") or (isinstance(source, str) and source == "-")
+
+    if not (stream(qrels) or stream(run)):
+        rank_run(qrels, run, **{**options, "missing": "skip"}, columns=columns)
+    ids = ranked.query_ids
+    raise ValueError(
+        f"the run and the qrels have no query in common (qrels: {len(ids)} queries, "
+        f"e.g. {ids[:3].tolist()}); query ids are compared "
+        + ("as integers" if ids.dtype.kind == "i" else "as exact strings")
+    )
