@@ -154,13 +154,35 @@ def fill_no_relevant(values, parsed, ranked, threshold, no_relevant) -> None:
 
 
 class SkippedQueriesWarning(UserWarning):
-    """Judged queries without a ranking in the run were left out of the table, and so
-    of every mean (``missing=None`` chose ``"skip"``, trec_eval's rule, for a run given
-    with scores).
+    """Judged queries that the run lacks were left out of the table, and so of every
+    mean: :func:`rankeval.evaluate`'s ``missing=None`` chose ``"skip"``, trec_eval's
+    rule, for a run given with scores.
 
-    ``skipped`` and ``judged`` hold how many queries were left out, and of how many
-    judged ones. ``evaluate(..., missing="skip")`` leaves them out without this
-    warning; ``missing="zero"`` scores them as empty rankings.
+    Attributes
+    ----------
+    skipped : int
+        How many judged queries were left out.
+    judged : int
+        How many queries the qrels judge.
+
+    Notes
+    -----
+    ``missing="skip"`` leaves them out without this warning; ``missing="zero"``
+    scores each as an empty ranking. :meth:`rankeval.Evaluator.compute` warns the
+    same way for the judged queries it never received.
+
+    Chapter: :doc:`/chapters/14_evaluating_a_run`.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import rankeval
+    >>> qrels = {"q1": {"a": 1}, "q2": {"b": 1}}
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     table = rankeval.evaluate(qrels, {"q1": {"a": 0.5}}, ["P@1"])
+    >>> len(table), caught[0].message.skipped, caught[0].message.judged
+    (1, 1, 2)
     """
 
     def __init__(self, message: str, skipped: int = 0, judged: int = 0):

@@ -93,21 +93,31 @@ def evaluate(
     ideal : {"judged", "retrieved"}, default="judged"
         Which documents define a query's relevant set: every judged document
         (trec_eval), or only the documents the run scored (scikit-learn).
-    missing : {"skip", "zero"}, default="skip"
-        Judged queries that the run does not contain: left out (trec_eval's
-        default) or scored as an empty ranking (trec_eval's ``-c``): 0 for
-        every measure, counts of 0, FRP@k and MR@k ``k + 1``. FRP and MR
+    missing : {None, "skip", "zero"}, default=None
+        Judged queries that the run does not contain: ``"skip"`` leaves them out
+        of the table, and so out of every mean (trec_eval's default);
+        ``"zero"`` scores each as an empty ranking (trec_eval's ``-c``): 0 for
+        every measure, counts of 0, FRP@k and MR@k ``k + 1`` (FRP and MR
         without a cut-off have no value for an empty ranking: a ValueError
-        asks for a cut-off rather than a NaN that a mean would skip. Queries
-        of the run without judgments are always ignored, as in trec_eval.
-        ``"skip"`` leaves such a query out of the table, and so out of any
-        mean, without a message (the table's length says how many queries
-        are scored); an evaluation in which every judged query counts, such
-        as a recommender's, where every test user must count whether or not
-        the model listed items for them, needs ``missing="zero"``. A query
-        that the run holds with an empty ranking (``{q: {}}`` or ``{q: []}``)
-        is in the run, so it is always scored, as an empty ranking, as
-        pytrec_eval and ranx score it.
+        asks for a cut-off rather than a NaN that a mean would skip).
+        ``None`` chooses by the form of the run, never by its values:
+
+        - ``"zero"`` for a run of **ranked lists**: a dict in which every
+          query holds a list, tuple or NumPy array of ids (``{user: [items,
+          best first]}``), or a pandas, polars or Arrow table with a
+          ``rank`` column and no ``score`` column. A recommender's test users
+          all count, whether or not the model listed items for them.
+        - ``"skip"`` for a run **with scores**: a dict ``{query_id: {doc_id:
+          score}}``, a TREC run file, a Parquet file (whatever its columns),
+          a table with a ``score`` column: trec_eval's rule. When judged
+          queries are left out this way, a
+          :class:`~rankeval.SkippedQueriesWarning` says how many; pass
+          ``missing="skip"`` to leave them out without it.
+
+        Queries of the run without judgments are always ignored, as in
+        trec_eval. A query that the run holds with an empty ranking
+        (``{q: {}}`` or ``{q: []}``) is in the run, so it is always scored,
+        as an empty ranking, as pytrec_eval and ranx score it.
     judged_only : bool, default=False
         Drop unjudged (and negatively judged) documents from each ranking
         before scoring: trec_eval's ``-J``. A query left with no document
@@ -120,10 +130,16 @@ def evaluate(
         Compare scores as 64-bit floats (trec_eval 10), or as 32-bit floats
         as trec_eval 9 and pytrec_eval do (``"float"``): scores that differ
         only beyond float32's precision then tie.
-    grades : {"float", "trec_eval"}, default="float"
-        Keep fractional grades, or truncate them toward zero as trec_eval
-        reads them (1.5 -> 1; a grade in exponent notation is truncated after
-        it is read as a number, see :func:`rankeval.rank_run`).
+    grades : {None, "float", "trec_eval"}, default=None
+        ``"float"`` keeps fractional grades; ``"trec_eval"`` truncates them
+        toward zero as trec_eval reads them (1.5 -> 1; a grade in exponent
+        notation is truncated after it is read as a number, see
+        :func:`rankeval.rank_run`). ``None`` keeps them as ``"float"`` does,
+        but refuses qrels and a run that look swapped: when both are dicts
+        ``{query_id: {doc_id: number}}``, every score of the run is a whole
+        number and some grade of the qrels is not (a ValueError asks for
+        ``grades="float"`` if such grades are meant). Files are told apart by
+        their fields (4 in qrels, 6 in a run) and tables by their columns.
     max_docs : int or None, default=None
         Score only the top ``max_docs`` of every ranking (trec_eval's ``-M``).
     columns : dict, optional
@@ -170,7 +186,14 @@ def evaluate(
         Unknown measure names, options out of range, malformed qrels or run
         files (with file, line number and reason), a document listed twice for
         one query, non-numeric or non-finite scores, qrels and run with no
-        query in common, or a grade above a measure's ``max_grade``.
+        query in common, qrels and run dicts that look swapped (see
+        ``grades``), or a grade above a measure's ``max_grade``.
+
+    Warns
+    -----
+    rankeval.SkippedQueriesWarning
+        With ``missing=None`` and a run with scores: how many judged queries
+        the run lacks, left out of the table (see ``missing``).
 
     Notes
     -----
@@ -216,6 +239,16 @@ def evaluate(
     dtype: float64
 
     In q1, the relevant documents stand at ranks 1 and 4: AP = (1/1 + 2/4) / 2.
+
+    A recommender's lists: the user without a list counts, with 0
+    (``missing=None`` chooses ``"zero"`` for ranked lists).
+
+    >>> liked = {"u1": {"i1"}, "u2": {"i2"}}
+    >>> evaluate(liked, {"u1": ["i1", "i3"]}, ["P@1", "RR"])
+              P@1   RR
+    query_id
+    u1        1.0  1.0
+    u2        0.0  0.0
     """
     frame, _ = score_run(
         qrels, run, measures, threshold=threshold, ties=ties, ideal=ideal, missing=missing,
