@@ -149,6 +149,21 @@ def test_the_default_is_a_convention_of_its_own():
     assert table["P@1"].tolist() == [1.0, 0.0]
 
 
+def test_ranking_options_resolve_the_defaults_for_rank_run():
+    chosen = Conventions()
+    assert chosen.ranking_options()["missing"] == "skip"
+    assert chosen.ranking_options({"u1": ["a"]})["missing"] == "zero"
+    assert chosen.ranking_options({"u1": {"a": 1.0}})["missing"] == "skip"
+    ranks = pd.DataFrame({"user": ["u1"], "item": ["a"], "rank": [1]})
+    assert chosen.ranking_options(ranks, {"query_id": "user"})["missing"] == "zero"
+    assert chosen.ranking_options(ranks.assign(score=1.0))["missing"] == "skip"
+    assert chosen.ranking_options(str(TOY / "bm25.run"))["missing"] == "skip"
+    assert chosen.ranking_options()["grades"] == "float"
+    ranked = rankeval.rank_run({"u1": {"a"}, "u2": {"b"}}, {"u1": ["a"]},
+                               **chosen.ranking_options({"u1": ["a"]}))
+    assert ranked.query_ids.tolist() == ["u1", "u2"]
+
+
 def test_no_warning_when_every_judged_query_is_ranked():
     with no_warning():
         table = evaluate(str(TOY / "qrels.txt"), str(TOY / "bm25.run"), ["AP"])

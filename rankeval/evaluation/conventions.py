@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..io.canonical import run_form
 from ..ranking import check_options
 
 __all__ = ["Conventions", "PRESETS", "conventions"]
@@ -106,11 +107,22 @@ class Conventions:
         """A copy with some conventions changed (checked again)."""
         return dataclasses.replace(self, **changes)
 
-    def ranking_options(self) -> dict:
-        """The keyword arguments of :func:`rankeval.rank_run` among these conventions."""
+    def ranking_options(self, run=None, columns=None) -> dict:
+        """The keyword arguments of :func:`rankeval.rank_run` among these conventions.
+
+        ``missing=None`` becomes ``"zero"`` for a run of ranked lists and ``"skip"``
+        for any other (:func:`rankeval.io.canonical.run_form` of ``run`` and
+        ``columns``; ``"skip"`` without a run); ``grades=None`` becomes ``"float"``.
+        """
         names = ("threshold", "ties", "ideal", "missing", "judged_only", "score_precision",
                  "grades", "max_docs")  # fmt: skip
-        return {name: getattr(self, name) for name in names}
+        options = {name: getattr(self, name) for name in names}
+        if self.missing is None:
+            positions = run is not None and run_form(run, columns) == "positions"
+            options["missing"] = "zero" if positions else "skip"
+        if self.grades is None:
+            options["grades"] = "float"
+        return options
 
 
 #: The conventions of five tools (see the module's table).

@@ -16,7 +16,7 @@ import os
 
 import numpy as np
 
-from ..io.canonical import looks_swapped, run_form
+from ..io.canonical import looks_swapped
 from ..ranking import rank_run, release_memory
 from .bounded import evaluate_bounded, parse_memory
 from .conventions import conventions as as_conventions
@@ -289,15 +289,12 @@ def score_run(qrels, run, measures, *, threshold=1, ties="trec_eval", ideal="jud
                 "(evaluate(qrels, run, measures))? If the fractional grades are meant, "
                 "pass grades='float'"
             )
-    options = chosen.ranking_options()
-    options["grades"] = "float" if chosen.grades is None else chosen.grades
-    missing = chosen.missing
-    if missing is None:  # by the run's form (evaluate's docstring)
-        missing = "zero" if run_form(run, columns) == "positions" else "skip"
+    options = chosen.ranking_options(run, columns)  # missing=None: by the run's form
     # missing=None that skips: every judged query is ranked, so that those the run
     # lacks are counted (and named in a warning), then only the run's are kept
-    counting = chosen.missing is None and missing == "skip"
-    options["missing"] = "zero" if counting else missing
+    counting = chosen.missing is None and options["missing"] == "skip"
+    if counting:
+        options["missing"] = "zero"
     ranked = rank_run(qrels, run, **options, columns=columns)
     judged = len(ranked)
     if counting:
