@@ -3,8 +3,10 @@ r"""Evaluate a whole run against qrels: one row per query, one column per measur
 :func:`evaluate` only orchestrates: it parses the measure names
 (:mod:`rankeval.measures`), ranks the run once (:func:`rankeval.rank_run`),
 lets every measure's declaration score the ranked grades, block by block of
-queries, and builds the table. Its defaults reproduce trec_eval; each
-convention where tools differ is a keyword parameter. :func:`aggregate`
+queries, and builds the table. Its defaults reproduce trec_eval (but for a run
+of ranked lists, such as a recommender's, in which every judged query counts:
+see ``missing``); each convention where tools differ is a keyword parameter,
+with a default that does not depend on the data's values. :func:`aggregate`
 summarises the table over queries as trec_eval's ``all`` line does.
 
 Chapter: :doc:`/chapters/14_evaluating_a_run`.
