@@ -111,8 +111,9 @@ class Conventions:
         """The keyword arguments of :func:`rankeval.rank_run` among these conventions.
 
         ``missing=None`` becomes ``"zero"`` for a run of ranked lists and ``"skip"``
-        for any other (:func:`rankeval.io.canonical.run_form` of ``run`` and
-        ``columns``; ``"skip"`` without a run); ``grades=None`` becomes ``"float"``.
+        for any other, as :func:`rankeval.evaluate` reads ``run`` (and ``columns``)
+        for its ``missing``; ``"skip"`` without a run. ``grades=None`` becomes
+        ``"float"``.
         """
         names = ("threshold", "ties", "ideal", "missing", "judged_only", "score_precision",
                  "grades", "max_docs")  # fmt: skip
