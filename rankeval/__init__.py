@@ -58,6 +58,7 @@ _HOME = {
     "evaluate": "evaluation.runs",
     "aggregate": "evaluation.aggregate",
     "Conventions": "evaluation.conventions",
+    "SkippedQueriesWarning": "evaluation.core",
     "Evaluator": "evaluation.incremental",
     "evaluate_groups": "evaluation.groups",
     "weighted_mean": "evaluation.groups",

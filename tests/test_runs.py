@@ -318,13 +318,14 @@ def test_counts_are_integers_and_summed():
 def test_grades_as_trec_eval_reads_them():
     qrels = {"q": {"a": 1.5, "b": 0.5}}
     run = {"q": {"a": 2.0, "b": 1.0}}
-    kept = evaluate(qrels, run, ["nDCG@1", "P@2"])
+    # fractional grades beside whole scores: said to be meant (else they look swapped)
+    kept = evaluate(qrels, run, ["nDCG@1", "P@2"], grades="float")
     truncated = evaluate(qrels, run, ["nDCG@1", "P@2"], grades="trec_eval")
     assert kept.loc["q", "P@2"] == 0.5 and truncated.loc["q", "P@2"] == 0.5
     assert kept.loc["q", "nDCG@1"] == 1.0
     assert truncated.loc["q", "nDCG@1"] == 1.0  # 1.5 -> 1, 0.5 -> 0
     assert evaluate(qrels, run, "DCG@2", grades="trec_eval").loc["q", "DCG@2"] == 1.0
-    assert evaluate(qrels, run, "DCG@2").loc["q", "DCG@2"] == pytest.approx(
+    assert evaluate(qrels, run, "DCG@2", grades="float").loc["q", "DCG@2"] == pytest.approx(
         1.5 + 0.5 / math.log2(3)
     )
 

@@ -77,6 +77,7 @@ from ..io.stream import (
 from ..io.tables import id_kind, is_parquet, mixed_id_types
 from ..ranking import by_query_and_score, compared_scores, release_memory
 from .conventions import Conventions
+from .core import warn_skipped
 
 __all__ = ["parse_memory", "evaluate_bounded", "DEFAULT_MEMORY"]
 
@@ -310,6 +311,11 @@ class _State:
                                       max_memory=None)
                 self.frames.append(frame)
                 self.in_run.append(np.zeros(len(frame), dtype=bool))
+        skipped = 0
+        if self.chosen.missing is None and self.frames:  # a file: skipped, with a word
+            seen = pa.array(sorted(self.seen), self.judged.type) if self.seen else None
+            skipped = len(self.judged) if seen is None else int(pc.sum(pc.invert(
+                pc.is_in(self.judged, value_set=seen))).as_py() or 0)
         if not self.frames:
             raise ValueError(
                 f"the run and the qrels have no query in common (run: {self.run_queries} "
@@ -326,4 +332,5 @@ class _State:
         # named and typed as evaluate's index: your query column's name, int64 or object
         frame.index = pd.Index(ids[order], name=self.index_name,
                                dtype=np.int64 if integers else object)
+        warn_skipped(skipped, len(self.judged))
         return frame, np.concatenate(self.in_run)[order]

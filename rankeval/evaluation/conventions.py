@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..io.canonical import run_form
 from ..ranking import check_options
 
 __all__ = ["Conventions", "PRESETS", "conventions"]
@@ -43,7 +44,9 @@ class Conventions:
 
     ``ties``, ``ideal``, ``missing``, ``judged_only``, ``score_precision``,
     ``grades`` and ``max_docs`` are the keyword arguments of the same names of
-    :func:`rankeval.evaluate`, with the same values and defaults.
+    :func:`rankeval.evaluate`, with the same values and defaults (``missing=None``:
+    chosen by the form of the run; ``grades=None``: fractional grades kept, and dicts
+    that look swapped refused; see :func:`rankeval.evaluate`).
 
     Attributes
     ----------
@@ -60,10 +63,10 @@ class Conventions:
     threshold: float = 1
     ties: str = "trec_eval"
     ideal: str = "judged"
-    missing: str = "skip"
+    missing: str | None = None
     judged_only: bool = False
     score_precision: str = "double"
-    grades: str = "float"
+    grades: str | None = None
     max_docs: int | None = None
     gain: object = "linear"
     no_relevant: float | None = None
@@ -71,8 +74,9 @@ class Conventions:
     def __post_init__(self):
         threshold = check_options(
             threshold=self.threshold, ties=self.ties, judged_only=self.judged_only,
-            missing=self.missing, ideal=self.ideal, score_precision=self.score_precision,
-            grades=self.grades, max_docs=self.max_docs,
+            missing="skip" if self.missing is None else self.missing, ideal=self.ideal,
+            score_precision=self.score_precision,
+            grades="float" if self.grades is None else self.grades, max_docs=self.max_docs,
         )  # fmt: skip
         object.__setattr__(self, "threshold", threshold)
         gain = self.gain
@@ -103,11 +107,23 @@ class Conventions:
         """A copy with some conventions changed (checked again)."""
         return dataclasses.replace(self, **changes)
 
-    def ranking_options(self) -> dict:
-        """The keyword arguments of :func:`rankeval.rank_run` among these conventions."""
+    def ranking_options(self, run=None, columns=None) -> dict:
+        """The keyword arguments of :func:`rankeval.rank_run` among these conventions.
+
+        ``missing=None`` becomes ``"zero"`` for a run of ranked lists and ``"skip"``
+        for any other, as :func:`rankeval.evaluate` reads ``run`` (and ``columns``)
+        for its ``missing``; ``"skip"`` without a run. ``grades=None`` becomes
+        ``"float"``.
+        """
         names = ("threshold", "ties", "ideal", "missing", "judged_only", "score_precision",
                  "grades", "max_docs")  # fmt: skip
-        return {name: getattr(self, name) for name in names}
+        options = {name: getattr(self, name) for name in names}
+        if self.missing is None:
+            positions = run is not None and run_form(run, columns) == "positions"
+            options["missing"] = "zero" if positions else "skip"
+        if self.grades is None:
+            options["grades"] = "float"
+        return options
 
 
 #: The conventions of five tools (see the module's table).

@@ -11,13 +11,19 @@ Chapter: :doc:`/chapters/14_evaluating_a_run`.
 
 from __future__ import annotations
 
+import os
+import sys
+import warnings
+
 import numpy as np
 
 from ..measures import Measure, parse_measure, parse_measures
 from ..metrics.declaration import check_gains
+from ..ranking import RankedRun
 
 __all__ = ["CELL_BUDGET", "measures_and_labels", "check_needs", "check_tie_averaging",
-           "with_gain", "score_ranked", "fill_no_relevant"]  # fmt: skip
+           "with_gain", "score_ranked", "fill_no_relevant", "SkippedQueriesWarning",
+           "warn_skipped", "queries_in_run"]  # fmt: skip
 
 CELL_BUDGET = 1 << 24  # cells of one padded (queries x depth) matrix per block
 
@@ -147,3 +153,87 @@ def fill_no_relevant(values, parsed, ranked, threshold, no_relevant) -> None:
         for m in parsed:
             if m.declaration.bounds == (0.0, 1.0) and m.aggregate == "mean":
                 values[m][empty] = no_relevant
+
+
+class SkippedQueriesWarning(UserWarning):
+    """Judged queries that the run lacks were left out of the table, and so of every
+    mean: :func:`rankeval.evaluate`'s ``missing=None`` chose ``"skip"``, trec_eval's
+    rule, for a run given with scores.
+
+    Attributes
+    ----------
+    skipped : int
+        How many judged queries were left out.
+    judged : int
+        How many queries the qrels judge.
+
+    Notes
+    -----
+    ``missing="skip"`` leaves them out without this warning; ``missing="zero"``
+    scores each as an empty ranking. :meth:`rankeval.Evaluator.compute` warns the
+    same way for the judged queries it never received.
+
+    Chapter: :doc:`/chapters/14_evaluating_a_run`.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import rankeval
+    >>> qrels = {"q1": {"a": 1}, "q2": {"b": 1}}
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     table = rankeval.evaluate(qrels, {"q1": {"a": 0.5}}, ["P@1"])
+    >>> len(table), caught[0].message.skipped, caught[0].message.judged
+    (1, 1, 2)
+    """
+
+    def __init__(self, message: str, skipped: int = 0, judged: int = 0):
+        super().__init__(message)
+        self.skipped, self.judged = skipped, judged
+
+
+def warn_skipped(skipped: int, judged: int) -> None:
+    """Warn that ``skipped`` of ``judged`` judged queries left the table (nothing when 0).
+
+    The warning points at the first caller outside rankeval (the line that called
+    :func:`rankeval.evaluate`, or :meth:`rankeval.Evaluator.compute`).
+    """
+    if not skipped:
+        return
+    message = (
+        f"{skipped} of the {judged} judged queries have no ranking in the run and are left "
+        "out of the table and of its means (missing=None leaves them out for a run given "
+        "with scores, as trec_eval does); pass missing='zero' to count each as an empty "
+        "ranking (0 for P, R, nDCG, AP, RR), or missing='skip' to leave them out without "
+        "this warning"
+    )
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # rankeval/
+    frame, level = sys._getframe(1), 2
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(root):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(SkippedQueriesWarning(message, skipped, judged), stacklevel=level)
+
+
+def queries_in_run(ranked: RankedRun) -> RankedRun:
+    """The queries of ``ranked`` that the run holds (``in_run``), as ``missing="skip"``
+    ranks them: the others (brought in by ``missing="zero"``) have no ranked document,
+    so the ranked rows stay as they are and only the per-query arrays shrink."""
+    keep = ranked.in_run
+    if keep.all():
+        return ranked
+    lengths = ranked.lengths
+    if lengths[~keep].any():
+        raise AssertionError("a query outside the run has ranked documents")
+    judged_lengths = np.diff(ranked.judged_offsets)
+    return RankedRun(
+        query_ids=ranked.query_ids[keep],
+        grades=ranked.grades,
+        offsets=np.concatenate(([0], np.cumsum(lengths[keep]))).astype(np.int64),
+        scores=ranked.scores,
+        threshold=ranked.threshold,
+        ideal=ranked.ideal,
+        tie_groups=ranked.tie_groups,
+        judged=ranked.judged[np.repeat(keep, judged_lengths)],
+        judged_offsets=np.concatenate(([0], np.cumsum(judged_lengths[keep]))).astype(np.int64),
+        in_run=keep[keep],
+    )

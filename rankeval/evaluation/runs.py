@@ -3,8 +3,10 @@ r"""Evaluate a whole run against qrels: one row per query, one column per measur
 :func:`evaluate` only orchestrates: it parses the measure names
 (:mod:`rankeval.measures`), ranks the run once (:func:`rankeval.rank_run`),
 lets every measure's declaration score the ranked grades, block by block of
-queries, and builds the table. Its defaults reproduce trec_eval; each
-convention where tools differ is a keyword parameter. :func:`aggregate`
+queries, and builds the table. Its defaults reproduce trec_eval (but for a run
+of ranked lists, such as a recommender's, in which every judged query counts:
+see ``missing``); each convention where tools differ is a keyword parameter,
+with a default that does not depend on the data's values. :func:`aggregate`
 summarises the table over queries as trec_eval's ``all`` line does.
 
 Chapter: :doc:`/chapters/14_evaluating_a_run`.
@@ -16,6 +18,7 @@ import os
 
 import numpy as np
 
+from ..io.canonical import looks_swapped
 from ..ranking import rank_run, release_memory
 from .bounded import evaluate_bounded, parse_memory
 from .conventions import conventions as as_conventions
@@ -25,7 +28,9 @@ from .core import (
     check_tie_averaging,
     fill_no_relevant,
     measures_and_labels,
+    queries_in_run,
     score_ranked,
+    warn_skipped,
     with_gain,
 )
 
@@ -40,10 +45,10 @@ def evaluate(
     threshold=1,
     ties="trec_eval",
     ideal="judged",
-    missing="skip",
+    missing=None,
     judged_only=False,
     score_precision="double",
-    grades="float",
+    grades=None,
     max_docs=None,
     columns=None,
     conventions=None,
@@ -90,21 +95,31 @@ def evaluate(
     ideal : {"judged", "retrieved"}, default="judged"
         Which documents define a query's relevant set: every judged document
         (trec_eval), or only the documents the run scored (scikit-learn).
-    missing : {"skip", "zero"}, default="skip"
-        Judged queries that the run does not contain: left out (trec_eval's
-        default) or scored as an empty ranking (trec_eval's ``-c``): 0 for
-        every measure, counts of 0, FRP@k and MR@k ``k + 1``. FRP and MR
+    missing : {None, "skip", "zero"}, default=None
+        Judged queries that the run does not contain: ``"skip"`` leaves them out
+        of the table, and so out of every mean (trec_eval's default);
+        ``"zero"`` scores each as an empty ranking (trec_eval's ``-c``): 0 for
+        every measure, counts of 0, FRP@k and MR@k ``k + 1`` (FRP and MR
         without a cut-off have no value for an empty ranking: a ValueError
-        asks for a cut-off rather than a NaN that a mean would skip. Queries
-        of the run without judgments are always ignored, as in trec_eval.
-        ``"skip"`` leaves such a query out of the table, and so out of any
-        mean, without a message (the table's length says how many queries
-        are scored); an evaluation in which every judged query counts, such
-        as a recommender's, where every test user must count whether or not
-        the model listed items for them, needs ``missing="zero"``. A query
-        that the run holds with an empty ranking (``{q: {}}`` or ``{q: []}``)
-        is in the run, so it is always scored, as an empty ranking, as
-        pytrec_eval and ranx score it.
+        asks for a cut-off rather than a NaN that a mean would skip).
+        ``None`` chooses by the form of the run, never by its values:
+
+        - ``"zero"`` for a run of **ranked lists**: a dict in which every
+          query holds a list, tuple or NumPy array of ids (``{user: [items,
+          best first]}``), or a pandas, polars or Arrow table with a
+          ``rank`` column and no ``score`` column. A recommender's test users
+          all count, whether or not the model listed items for them.
+        - ``"skip"`` for a run **with scores**: a dict ``{query_id: {doc_id:
+          score}}``, a TREC run file, a Parquet file (whatever its columns),
+          a table with a ``score`` column: trec_eval's rule. When judged
+          queries are left out this way, a
+          :class:`~rankeval.SkippedQueriesWarning` says how many; pass
+          ``missing="skip"`` to leave them out without it.
+
+        Queries of the run without judgments are always ignored, as in
+        trec_eval. A query that the run holds with an empty ranking
+        (``{q: {}}`` or ``{q: []}``) is in the run, so it is always scored,
+        as an empty ranking, as pytrec_eval and ranx score it.
     judged_only : bool, default=False
         Drop unjudged (and negatively judged) documents from each ranking
         before scoring: trec_eval's ``-J``. A query left with no document
@@ -117,10 +132,16 @@ def evaluate(
         Compare scores as 64-bit floats (trec_eval 10), or as 32-bit floats
         as trec_eval 9 and pytrec_eval do (``"float"``): scores that differ
         only beyond float32's precision then tie.
-    grades : {"float", "trec_eval"}, default="float"
-        Keep fractional grades, or truncate them toward zero as trec_eval
-        reads them (1.5 -> 1; a grade in exponent notation is truncated after
-        it is read as a number, see :func:`rankeval.rank_run`).
+    grades : {None, "float", "trec_eval"}, default=None
+        ``"float"`` keeps fractional grades; ``"trec_eval"`` truncates them
+        toward zero as trec_eval reads them (1.5 -> 1; a grade in exponent
+        notation is truncated after it is read as a number, see
+        :func:`rankeval.rank_run`). ``None`` keeps them as ``"float"`` does,
+        but refuses qrels and a run that look swapped: when both are dicts
+        ``{query_id: {doc_id: number}}``, every score of the run is a whole
+        number and some grade of the qrels is not (a ValueError asks for
+        ``grades="float"`` if such grades are meant). Files are told apart by
+        their fields (4 in qrels, 6 in a run) and tables by their columns.
     max_docs : int or None, default=None
         Score only the top ``max_docs`` of every ranking (trec_eval's ``-M``).
     columns : dict, optional
@@ -167,7 +188,14 @@ def evaluate(
         Unknown measure names, options out of range, malformed qrels or run
         files (with file, line number and reason), a document listed twice for
         one query, non-numeric or non-finite scores, qrels and run with no
-        query in common, or a grade above a measure's ``max_grade``.
+        query in common, qrels and run dicts that look swapped (see
+        ``grades``), or a grade above a measure's ``max_grade``.
+
+    Warns
+    -----
+    rankeval.SkippedQueriesWarning
+        With ``missing=None`` and a run with scores: how many judged queries
+        the run lacks, left out of the table (see ``missing``).
 
     Notes
     -----
@@ -213,6 +241,16 @@ def evaluate(
     dtype: float64
 
     In q1, the relevant documents stand at ranks 1 and 4: AP = (1/1 + 2/4) / 2.
+
+    A recommender's lists: the user without a list counts, with 0
+    (``missing=None`` chooses ``"zero"`` for ranked lists).
+
+    >>> liked = {"u1": {"i1"}, "u2": {"i2"}}
+    >>> evaluate(liked, {"u1": ["i1", "i3"]}, ["P@1", "RR"])
+              P@1   RR
+    query_id
+    u1        1.0  1.0
+    u2        0.0  0.0
     """
     frame, _ = score_run(
         qrels, run, measures, threshold=threshold, ties=ties, ideal=ideal, missing=missing,
@@ -223,7 +261,7 @@ def evaluate(
 
 
 def score_run(qrels, run, measures, *, threshold=1, ties="trec_eval", ideal="judged",
-              missing="skip", judged_only=False, score_precision="double", grades="float",
+              missing=None, judged_only=False, score_precision="double", grades=None,
               max_docs=None, columns=None, conventions=None, max_memory="512MB"):  # fmt: skip
     """:func:`evaluate`'s table, and for each of its rows whether the query has a line in
     the run (the command line's ``-c -q`` prints no line for the others, as trec_eval)."""
@@ -242,7 +280,29 @@ def score_run(qrels, run, measures, *, threshold=1, ties="trec_eval", ideal="jud
         check_tie_averaging(
             parsed, "; evaluate those with ties='trec_eval' or ties='input' in a separate call"
         )
-    ranked = rank_run(qrels, run, **chosen.ranking_options(), columns=columns)
+    if chosen.grades is None:
+        swapped = looks_swapped(qrels, run)
+        if swapped is not None:
+            query, doc, grade = swapped
+            raise ValueError(
+                f"the qrels look like a run: qrels[{query!r}][{doc!r}] is {grade!r}, a grade "
+                "that is not a whole number, while every score of the run is a whole "
+                "number, as grades are; were qrels and run given the wrong way round "
+                "(evaluate(qrels, run, measures))? If the fractional grades are meant, "
+                "pass grades='float'"
+            )
+    options = chosen.ranking_options(run, columns)  # missing=None: by the run's form
+    # missing=None that skips: every judged query is ranked, so that those the run
+    # lacks are counted (and named in a warning), then only the run's are kept
+    counting = chosen.missing is None and options["missing"] == "skip"
+    if counting:
+        options["missing"] = "zero"
+    ranked = rank_run(qrels, run, **options, columns=columns)
+    judged = len(ranked)
+    if counting:
+        if not ranked.in_run.any():
+            _no_query_in_common(qrels, run, options, columns, ranked)
+        ranked = queries_in_run(ranked)
     if chosen.gain != "linear":
         grades_seen = None if isinstance(chosen.gain, str) else np.concatenate(
             [ranked.grades, ranked.judged])  # fmt: skip
@@ -254,7 +314,8 @@ def score_run(qrels, run, measures, *, threshold=1, ties="trec_eval", ideal="jud
             raise ValueError(
                 f"{', '.join(undefined)} without a cut-off has no value for query "
                 f"{ranked.query_ids[empty[0]]!r}, which has no ranked document "
-                "(missing='zero' or judged_only=True); give a cut-off, e.g. "
+                "(judged but not in the run, counted by missing='zero', the default for "
+                "ranked lists; or left empty by judged_only=True); give a cut-off, e.g. "
                 f"{undefined[0]}@1000, so that it scores k + 1"
             )
     values = score_ranked(parsed, ranked, ranked.threshold, CELL_BUDGET)
@@ -268,6 +329,25 @@ def score_run(qrels, run, measures, *, threshold=1, ties="trec_eval", ideal="jud
     name = (columns or {}).get("query_id", "query_id")
     frame.index = pd.Index(ids, name=name, dtype=ids.dtype if ids.dtype.kind == "i" else object)
     in_run = ranked.in_run
+    if counting:
+        warn_skipped(judged - len(ranked), judged)
     del ranked, values, ids
     release_memory()  # Arrow's freed pages go back to the system before the next call
     return frame, in_run
+
+
+def _no_query_in_common(qrels, run, options, columns, ranked):
+    """Raise rank_run's ValueError for a run and qrels with no query in common (it reads
+    the inputs again, which only this error path does); for an input that cannot be
+    read twice (a file object, standard input), a message of the qrels' side."""
+    def stream(source):
+        return hasattr(source, "read") or (isinstance(source, str) and source == "-")
+
+    if not (stream(qrels) or stream(run)):
+        rank_run(qrels, run, **{**options, "missing": "skip"}, columns=columns)
+    ids = ranked.query_ids
+    raise ValueError(
+        f"the run and the qrels have no query in common (qrels: {len(ids)} queries, "
+        f"e.g. {ids[:3].tolist()}); query ids are compared "
+        + ("as integers" if ids.dtype.kind == "i" else "as exact strings")
+    )

@@ -9,6 +9,7 @@ Chapter: :doc:`/chapters/14_evaluating_a_run`.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping
 
@@ -16,7 +17,8 @@ import pyarrow as pa
 
 from . import tables, trec
 
-__all__ = ["qrels_table", "run_table", "canonical_table", "plain_ids", "VALUE"]
+__all__ = ["qrels_table", "run_table", "canonical_table", "plain_ids", "VALUE", "run_form",
+           "looks_swapped"]
 
 #: The value column of each kind of table.
 VALUE = tables.VALUE
@@ -176,3 +178,88 @@ def canonical_table(source, kind: str, columns) -> pa.Table:
     )
 
 
+
+
+def run_form(source, columns=None) -> str:
+    """How a run gives its order: ``"positions"`` or ``"scores"``.
+
+    ``"positions"``: a dict in which every query holds a list, tuple or NumPy array
+    of ids (``{user: [items, best first]}``, a recommender's lists), or a pandas,
+    polars or Arrow table with a ``rank`` column and no ``score`` column (after
+    ``columns``). ``"scores"``: anything else, every file (TREC or Parquet) included,
+    and a dict ``{query_id: {doc_id: score}}``. Only the form is read, never the
+    values: :func:`rankeval.evaluate`'s ``missing=None`` counts every judged query
+    for ``"positions"`` and skips the ones the run lacks for ``"scores"``.
+
+    Examples
+    --------
+    >>> from rankeval.io.canonical import run_form
+    >>> run_form({"u1": ["i3", "i1"]}), run_form({"q1": {"d1": 2.5}})
+    ('positions', 'scores')
+    """
+    if tables.is_parquet(source) or isinstance(source, (str, os.PathLike)) \
+            or hasattr(source, "read"):
+        return "scores"
+    if isinstance(source, Mapping):
+        values = source.values()
+        lists = len(source) > 0 and not any(isinstance(v, Mapping) for v in values)
+        return "positions" if lists else "scores"
+    if isinstance(source, (pa.Table, pa.RecordBatch)):
+        names = source.schema.names
+    elif hasattr(source, "columns") and type(source).__module__.startswith(("pandas", "polars")):
+        names = [str(c) for c in source.columns]
+    else:
+        return "scores"  # (the reader refuses it)
+    mapped = dict(columns or {})
+    has = {c: mapped.get(c, c) in names for c in ("score", "rank")}
+    return "positions" if has["rank"] and not has["score"] else "scores"
+
+
+def looks_swapped(qrels, run):
+    """Whether a qrels dict and a run dict look given the wrong way round: the first
+    fractional grade ``(query_id, doc_id, grade)`` if so, else None.
+
+    So when both are dicts ``{query_id: {doc_id: number}}``, the run holds at least
+    one number, every number of the run is a whole number (as grades are) and some
+    grade of the qrels is not (as a system's scores, such as 11.061, are not).
+    Files are told apart by their fields, frames by their columns; dicts only by
+    their values. The run is read first and the reading stops at its first
+    fractional score, so that a run of real-valued scores costs one look; a value
+    that is no finite number leaves the decision to the reader (and its message).
+
+    Examples
+    --------
+    >>> from rankeval.io.canonical import looks_swapped
+    >>> looks_swapped({"q1": {"d1": 11.061}}, {"q1": {"d1": 1}})
+    ('q1', 'd1', 11.061)
+    >>> looks_swapped({"q1": {"d1": 1}}, {"q1": {"d1": 11.061}}) is None
+    True
+    """
+
+    def dicts(source):
+        return isinstance(source, Mapping) and len(source) > 0 and all(
+            isinstance(v, Mapping) for v in source.values())
+
+    if not (dicts(qrels) and dicts(run)):
+        return None
+
+    def whole(value) -> bool | None:
+        try:
+            x = float(value)
+        except (TypeError, ValueError, OverflowError):
+            return None
+        return x.is_integer() if math.isfinite(x) else None
+
+    scores = 0
+    for docs in run.values():
+        for score in docs.values():
+            if whole(score) is not True:
+                return None
+            scores += 1
+    if not scores:
+        return None
+    for query, docs in qrels.items():
+        for doc, grade in docs.items():
+            if whole(grade) is False:
+                return query, doc, grade
+    return None
