@@ -190,13 +190,13 @@ def _sigterm_as_exception():
     signal.signal(signal.SIGTERM, handler)
     try:
         yield
-    except _Terminated:
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        os.kill(os.getpid(), signal.SIGTERM)  # ends the process, by SIGTERM
-        raise SystemExit(128 + signal.SIGTERM) from None  # pragma: no cover
     finally:
+        # (also when an ExitStack is closed in a `finally`, which passes no exception)
         if signal.getsignal(signal.SIGTERM) is handler:
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        if raised:  # the folder is removed: now end as SIGTERM ends a process
+            os.kill(os.getpid(), signal.SIGTERM)
+            raise SystemExit(128 + signal.SIGTERM)  # pragma: no cover
 
 
 def remove_stale_folders(directory: str | None = None) -> list:
