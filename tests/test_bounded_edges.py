@@ -321,10 +321,9 @@ def test_command_line_spools_a_named_pipe(tmp_path, monkeypatch, capsys):
         else:
             last = data.count(b"\n")
             assert f"{fifo}, line {last}: malformed run line" in err
-    from rankeval.io.stream import Spooled
-
-    assert given and all(isinstance(run, Spooled) for run in given), \
+    assert given and not any(isinstance(run, io.BytesIO) for run in given), \
         f"the pipe was read whole into memory: {given}"
+    assert all(isinstance(run, os.PathLike) and str(fifo) in repr(run) for run in given)
     assert not list(tmp_path.glob("rankeval-*")), "the spill folder was left behind"
 
 
