@@ -112,7 +112,7 @@ from ..io.stream import (
     spooled,
 )
 from ..io.tables import finish, first_duplicate, id_kind, is_parquet, mixed_id_types
-from ..ranking import _only, by_query_and_score, compared_scores, release_memory
+from ..ranking import by_query_and_score, compared_scores, release_memory
 from .conventions import Conventions
 from .core import check_needs, check_tie_averaging, measures_and_labels
 
@@ -342,6 +342,20 @@ def evaluate_bounded(score, qrels, run, measures, chosen: Conventions, budget: i
             except NotUsual:
                 state.reset()
     return state.finish()
+
+
+def _only(columns, names):
+    """The part of ``columns`` for one input (qrels or run); ValueError for a key that is
+    no canonical name, in ``rank_run``'s words (tests/test_bounded_edges.py compares)."""
+    if columns is None:
+        return None
+    unknown = sorted(set(columns) - {"query_id", "doc_id", "relevance", "score", "rank"})
+    if unknown:
+        raise ValueError(
+            f"columns maps {unknown}, which are not canonical column names; use query_id, "
+            "doc_id, relevance, score or rank as keys"
+        )
+    return {k: v for k, v in columns.items() if k in names} or None
 
 
 def _at_once(run):
