@@ -161,10 +161,11 @@ def _twice(lines, at, source):
 
 
 @pytest.mark.parametrize("case, first, second", [
-    ("grouped", 31, 17001),  # q0's d30 (line 31), again after every other query
+    ("grouped", 17711, 17951),  # q59's d10, again 240 lines (many batches) further on
+    ("a query seen again", 31, 17001),  # q0's d30, again in q56: partitions
     ("shuffled", 21, 16001),  # found in a partition
     ("two repeats in two partitions", 101, 9001),  # the repeat nearest the top is named
-    ("comments and spaces", 33, 17003),  # two lines more at the top
+    ("comments and spaces", 17713, 17953),  # two lines more at the top
 ])  # fmt: skip
 def test_a_document_listed_twice_is_named_by_its_lines(tmp_path, stream_always, case,
                                                        first, second):
@@ -173,6 +174,8 @@ def test_a_document_listed_twice_is_named_by_its_lines(tmp_path, stream_always, 
     (rows of a batch); it names the file and its lines, as the whole path does."""
     lines = run_lines()
     if case == "grouped":
+        lines = _twice(lines, 17950, 17710)
+    elif case == "a query seen again":
         lines = _twice(lines, 17000, 30)
     elif case == "shuffled":
         lines = _twice(shuffled(lines), 16000, 20)
@@ -180,7 +183,7 @@ def test_a_document_listed_twice_is_named_by_its_lines(tmp_path, stream_always, 
         lines = _twice(_twice(shuffled(lines), 15000, 12000), 9000, 100)
     else:
         lines = ["# a comment", ""] + [line.replace(" ", "  ") for line in
-                                       _twice(lines, 17000, 30)]
+                                       _twice(lines, 17950, 17710)]
     path = write(tmp_path / "run.txt", lines)
     assert lines[first - 1].split()[:3] == lines[second - 1].split()[:3]  # by hand
     by_hand = f"{path}, lines {first} and {second}: document "
@@ -189,6 +192,27 @@ def test_a_document_listed_twice_is_named_by_its_lines(tmp_path, stream_always, 
     assert whole[0] is ValueError and whole[1].startswith(by_hand), whole
     assert outcome(lambda: bounded_call(qrels_dict(), str(path))) == whole
     assert outcome(lambda: rankeval.evaluate(qrels_dict(), str(path), ["P@5"],
+                                             max_memory="1MB")) == whole
+
+
+@pytest.mark.parametrize("order", ["grouped", "shuffled"])
+@pytest.mark.parametrize("error", ["not a number", "malformed"])
+def test_a_bad_line_after_a_repeat_is_the_error_named(tmp_path, stream_always, order, error):
+    """The whole path reads the whole file before it looks for a document listed twice:
+    a bad line anywhere is the error it names. The bounded path found the repeat on a
+    whole query of its first batch and named it; it now reads on to the end when
+    scoring fails. (Batches are at least 512 KB: the run has 1.5 MB.)"""
+    lines = _twice(run_lines(200), 3200, 3010)  # q10's d10 again, 190 lines further on
+    lines = shuffled(lines) if order == "shuffled" else lines
+    bad = "q59 Q0 dx 1 high tag" if error == "not a number" else "q59 Q0 dx 1"
+    path = write(tmp_path / "run.txt", [*lines, bad])
+    assert path.stat().st_size > 2 * 512 * 1024  # the bad line in a later batch
+    expected = f"{path}, line {len(lines) + 1}: "
+    qrels = qrels_dict(200)
+    whole = outcome(lambda: rankeval.evaluate(qrels, str(path), ["P@5"], max_memory=None))
+    assert whole[0] is ValueError and whole[1].startswith(expected), whole
+    assert outcome(lambda: bounded_call(qrels, str(path))) == whole
+    assert outcome(lambda: rankeval.evaluate(qrels, str(path), ["P@5"],
                                              max_memory="1MB")) == whole
 
 

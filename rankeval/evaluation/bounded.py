@@ -35,7 +35,10 @@ Messages name the source and the line of the whole file (for a Parquet file, the
 counted from 0), as ``evaluate(max_memory=None)`` names them: every batch carries the
 line of each of its rows, into the partitions too, so that a document listed twice,
 found on a whole query long after its batch was read, is named by its two lines (of
-several, the one repeated nearest the top of the file, as the whole path picks it).
+several, the one repeated nearest the top of the file, as the whole path picks it). The
+whole path reads the whole file before it scores, so a bad line anywhere is the error
+it names: when scoring fails in a grouped pass, the file is read to its end (a second
+read, on that error only) and a bad line found there is raised instead.
 What the whole path refuses before it reads the run (a ``columns`` that is not a dict
 or has a key that is no canonical name, an unknown measure, a diversity measure,
 ``ties="average"`` for a measure other than nDCG and DCG) is refused here too, with
@@ -324,6 +327,11 @@ def evaluate_bounded(score, qrels, run, measures, chosen: Conventions, budget: i
             try:
                 try:
                     _grouped_pass(batches(path, name, general), state)
+                except _Scoring as failed:
+                    # the whole path reads the whole file before it scores: a bad line
+                    # further on is the error it names
+                    raise _reading_error(lambda g: batches(path, name, g)) \
+                        or failed.error from None
                 except _Ungrouped:
                     state.reset()
                     size = source_size(path)
@@ -411,6 +419,37 @@ def _partition_count(size: int | None, budget: int) -> int:
     return max(1, math.ceil(size / max(budget // 16, 1)))
 
 
+class _Scoring(Exception):
+    """An error met scoring the queries of a grouped pass (``error``), before the rest of
+    the file was read."""
+
+    def __init__(self, error: Exception):
+        super().__init__(str(error))
+        self.error = error
+
+
+def _reading_error(batches_of):
+    """The error reading the whole file raises (a malformed line, a bad value), or None;
+    ``batches_of(general)`` reads it (only met when scoring failed: a second read)."""
+    for general in (False, True):
+        try:
+            for _ in batches_of(general):
+                pass
+            return None
+        except NotUsual:
+            continue
+        except (ValueError, TypeError) as error:
+            return error
+    return None  # pragma: no cover - the general reader never raises NotUsual
+
+
+def _score_streamed(state, table, queries) -> None:
+    try:
+        state.score_queries(table, queries)
+    except (ValueError, TypeError) as error:
+        raise _Scoring(error) from None
+
+
 def _grouped_pass(batches, state) -> None:
     carry = None
     for table in batches:
@@ -427,11 +466,11 @@ def _grouped_pass(batches, state) -> None:
             raise _Ungrouped
         last = int(starts[-1])
         if last:
-            state.score_queries(table.slice(0, last), head_ids.slice(0, len(heads) - 1))
+            _score_streamed(state, table.slice(0, last), head_ids.slice(0, len(heads) - 1))
         carry = table.slice(last)
         carry_id = head_ids.slice(len(heads) - 1)
     if carry is not None and carry.num_rows:
-        state.score_queries(carry, carry_id)
+        _score_streamed(state, carry, carry_id)
 
 
 def _run_starts(ids: pa.Array) -> np.ndarray:
