@@ -78,8 +78,8 @@ peaks, at 7,000 x 1,000 and 70,000 x 1,000 lines, are in ``benchmarks/README.md`
 
 The budget bounds what the run adds, not the process itself: Python with NumPy,
 pandas and pyarrow imported takes about 107 MB, and the command line scoring the first
-1,000 lines of a run peaks at 127 MB. On a grouped 43 MB run at ``--max-memory 16MB``
-it peaks at 137 MB, read from the file, from standard input or from a pipe alike
+1,000 lines of a run peaks at 127 MB. On a grouped 43 MB run (45 million bytes) at
+``--max-memory 16MB`` it peaks at 137 MB, read from the file, from standard input or from a pipe alike
 (``python benchmarks/bench_spill.py --command-line --budget 16MB``): the 129 MB that
 issue 52 measured from the file was that floor, not the run; the 174 MB from standard
 input was the run read whole into memory, which it no longer is.
@@ -197,6 +197,17 @@ def spill_directory():
     ------
     str
         The folder's path.
+
+    Examples
+    --------
+    >>> import os
+    >>> from rankeval.evaluation.bounded import spill_directory
+    >>> with spill_directory() as folder:
+    ...     print(os.path.basename(folder).startswith(f"rankeval-{os.getpid()}-"),
+    ...           sorted(os.listdir(folder)))
+    True ['rankeval-spill']
+    >>> os.path.exists(folder)
+    False
     """
     remove_stale_folders()
     with _sigterm_as_exception(), tempfile.TemporaryDirectory(
@@ -235,11 +246,32 @@ def _sigterm_as_exception():
 
 
 def remove_stale_folders(directory: str | None = None) -> list:
-    """Remove the spill folders (:func:`spill_directory`) in ``directory`` (default:
-    :func:`tempfile.gettempdir`) left by processes of this host that are no longer
-    alive; return their paths. A folder without the marker file, of another user or
-    host, or whose process is alive (or whose pid was taken by a live process since)
-    is left alone. Nothing is done on Windows."""
+    """Remove the spill folders (:func:`spill_directory`) left by processes of this host
+    that are no longer alive (killed by SIGKILL, or crashed).
+
+    A folder without the marker file, of another user or host, or whose process is
+    alive (or whose pid was taken by a live process since) is left alone. Nothing is
+    done on Windows.
+
+    Parameters
+    ----------
+    directory : str, optional
+        Where to look; default :func:`tempfile.gettempdir` (``TMPDIR``).
+
+    Returns
+    -------
+    list of str
+        The folders removed.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from rankeval.evaluation.bounded import remove_stale_folders
+    >>> with tempfile.TemporaryDirectory() as base:
+    ...     os.mkdir(os.path.join(base, "rankeval-1-no-marker"))  # not provably ours
+    ...     print(remove_stale_folders(base), os.listdir(base))
+    [] ['rankeval-1-no-marker']
+    """
     if os.name != "posix":
         return []
     directory = directory or tempfile.gettempdir()

@@ -305,7 +305,8 @@ def _fast_batches(inp, layout, delimiter: str, block_size: int):
     for batch in trec.typed_batches(inp, layout, delimiter, block_size):
         n = batch.num_rows
         table = pa.Table.from_batches([batch]).select(list(_FIELDS))
-        yield table.append_column("line", pa.array(np.arange(base + 1, base + n + 1)))
+        yield table.append_column("line", pa.array(np.arange(base + 1, base + n + 1,
+                                                             dtype=np.int64)))
         base += n
 
 
