@@ -217,6 +217,26 @@ def test_a_bad_line_after_a_repeat_is_the_error_named(tmp_path, stream_always, o
 
 
 @pytest.mark.parametrize("order", ["grouped", "shuffled"])
+def test_a_repeat_comes_before_an_error_of_scoring(tmp_path, stream_always, order):
+    """The whole path checks every line for a document listed twice before it compares
+    the run's ids with the qrels'; the bounded path met the integer qrels ids against
+    the run's text ids on its first queries and raised a TypeError, though a repeat
+    further on is what the whole path names."""
+    lines = [line[1:] for line in run_lines(200)]  # query ids 0, 1, ... as text
+    lines = _twice(lines, 45250, 45010)  # query 150's d10 again (a later batch)
+    lines = shuffled(lines) if order == "shuffled" else lines
+    path = write(tmp_path / "run.txt", lines)
+    qrels = {q: {f"d{i}": 1 for i in range(0, 300, 7)} for q in range(200)}  # int ids
+    whole = outcome(lambda: rankeval.evaluate(qrels, str(path), ["P@5"], max_memory=None))
+    assert whole[0] is ValueError and "listed twice for query '150'" in whole[1], whole
+    assert outcome(lambda: bounded_call(qrels, str(path))) == whole
+    assert outcome(lambda: rankeval.evaluate(qrels, str(path), ["P@5"],
+                                             max_memory="1MB")) == whole
+    path = write(tmp_path / "run.txt", list(dict.fromkeys(lines)))  # no repeat
+    assert outcome(lambda: bounded_call(qrels, str(path)))[0] is TypeError
+
+
+@pytest.mark.parametrize("order", ["grouped", "shuffled"])
 def test_parquet_messages_name_the_row_of_the_file(tmp_path, stream_always, order):
     """A Parquet run's rows are counted in the whole file (from 0, as the whole path
     counts them): a repeat at row 5000 was named 'row 86' of its batch."""

@@ -36,9 +36,10 @@ counted from 0), as ``evaluate(max_memory=None)`` names them: every batch carrie
 line of each of its rows, into the partitions too, so that a document listed twice,
 found on a whole query long after its batch was read, is named by its two lines (of
 several, the one repeated nearest the top of the file, as the whole path picks it). The
-whole path reads the whole file before it scores, so a bad line anywhere is the error
-it names: when scoring fails in a grouped pass, the file is read to its end (a second
-read, on that error only) and a bad line found there is raised instead.
+whole path reads and checks the whole file before it scores, so a bad line anywhere,
+else a document listed twice, is the error it names: when scoring fails in a grouped
+pass, the file is read again to its end (on that error only) and a bad line or a
+repeat found there is raised instead.
 What the whole path refuses before it reads the run (a ``columns`` that is not a dict
 or has a key that is no canonical name, an unknown measure, a diversity measure,
 ``ties="average"`` for a measure other than nDCG and DCG) is refused here too, with
@@ -360,9 +361,9 @@ def evaluate_bounded(score, qrels, run, measures, chosen: Conventions, budget: i
                 try:
                     _grouped_pass(batches(path, name, general), state)
                 except _Scoring as failed:
-                    # the whole path reads the whole file before it scores: a bad line
-                    # further on is the error it names
-                    raise _reading_error(lambda g: batches(path, name, g)) \
+                    # the whole path reads and checks the whole file before it scores: a
+                    # bad line, or a document listed twice, further on is what it names
+                    raise _first_error(lambda g: batches(path, name, g), state) \
                         or failed.error from None
                 except _Ungrouped:
                     state.reset()
@@ -420,7 +421,7 @@ def _score_partitions(paths: list, state, chosen: Conventions) -> None:
         table = _read_partition(part)
         try:
             state.score_queries(_by_query_and_score(table, chosen))
-        except ValueError as error:
+        except (ValueError, TypeError) as error:
             found = [state.duplicate(table)]
             found += [state.duplicate(_read_partition(rest)) for rest in paths[i + 1:]]
             found = [f for f in found if f is not None]
@@ -460,19 +461,39 @@ class _Scoring(Exception):
         self.error = error
 
 
-def _reading_error(batches_of):
-    """The error reading the whole file raises (a malformed line, a bad value), or None;
-    ``batches_of(general)`` reads it (only met when scoring failed: a second read)."""
+def _first_error(batches_of, state):
+    """The error the whole path meets first on the whole file, or None: a bad line
+    (reading), else, in a run grouped by query, the first document listed twice.
+    ``batches_of(general)`` reads the file again (only when scoring failed)."""
     for general in (False, True):
+        search = _DuplicateSearch(state)
         try:
-            for _ in batches_of(general):
-                pass
-            return None
+            batches = batches_of(general)
+            try:
+                _grouped_pass(batches, search)
+            except _Ungrouped:  # not grouped after all: read on for a bad line only
+                search.found = None
+                for _ in batches:
+                    pass
+            return None if search.found is None else search.found[1]
         except NotUsual:
             continue
         except (ValueError, TypeError) as error:
             return error
     return None  # pragma: no cover - the general reader never raises NotUsual
+
+
+class _DuplicateSearch:
+    """A state for :func:`_grouped_pass` that scores nothing: it keeps the first document
+    listed twice in the whole queries it is given."""
+
+    def __init__(self, state):
+        self.state, self.seen, self.found = state, set(), None
+
+    def score_queries(self, table: pa.Table, queries: pa.Array) -> None:
+        self.seen.update(queries.to_pylist())
+        if self.found is None:
+            self.found = self.state.duplicate(table)
 
 
 def _score_streamed(state, table, queries) -> None:
@@ -604,16 +625,17 @@ class _State:
         ids = queries.to_pylist()
         self.seen.update(ids)
         self.first_ids += ids[: 3 - len(self.first_ids)]
-        sub = self.judgments_of(queries)
-        if sub.num_rows == 0:
-            self.check(table)  # checked all the same: no document twice
-            return
         try:
-            frame, _ = self.score(sub, table, self.measures, conventions=self.chosen,
-                                  max_memory=None)
-        except ValueError:
-            self.check(table)  # a document listed twice: named by its lines in the file
+            sub = self.judgments_of(queries)
+            frame = None if sub.num_rows == 0 else self.score(
+                sub, table, self.measures, conventions=self.chosen, max_memory=None)[0]
+        except (ValueError, TypeError):
+            # the whole path looks for a document listed twice first, and names its lines
+            self.check(table)
             raise
+        if frame is None:
+            self.check(table)  # no judged query: checked all the same
+            return
         self.frames.append(frame)
         self.in_run.append(np.ones(len(frame), dtype=bool))
 
