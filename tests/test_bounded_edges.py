@@ -118,6 +118,34 @@ REFUSED = ["columns not a dict", "columns with an unknown key",
            "ties='average' for AP", "a Parquet column missing", "a Parquet column mapped to none"]
 
 
+@pytest.mark.parametrize("kind", ["text", "parquet"])
+def test_columns_when_a_shuffled_run_is_read_at_once(tmp_path, monkeypatch, kind):
+    """A run found not grouped that fits a quarter of the budget is read at once, with
+    the qrels already read: they were handed over under the canonical names while
+    ``columns=`` still named yours."""
+    lines = shuffled(run_lines(20, 100))
+    qrels = qrels_dict(20, 100)
+    frame = pd.DataFrame([(q, d, g) for q, docs in qrels.items() for d, g in docs.items()],
+                         columns=["user", "item", "rating"])
+    if kind == "text":
+        run, columns = write(tmp_path / "run.txt", lines), {k: v for k, v in NAMES.items()
+                                                           if k != "score"}
+    else:
+        run, columns = as_parquet(tmp_path / "run.parquet", lines), NAMES
+    size = run.stat().st_size * (bounded._COMPRESSION if kind == "parquet" else 1)
+    budget = 6 * size  # over a quarter of the budget, under an eighth
+    assert size * bounded._WHOLE_FACTOR > budget >= size * bounded._FIT_FACTOR
+    read_at_once = []
+    real = bounded._at_once
+    monkeypatch.setattr(bounded, "_at_once", lambda r: read_at_once.append(r) or real(r))
+    expected = rankeval.evaluate(frame, str(run), MEASURES, max_memory=None, columns=columns)
+    chosen = as_conventions(None)
+    got, _ = evaluate_bounded(score_run, frame, str(run), MEASURES, chosen, budget,
+                              columns=columns)
+    assert read_at_once == [str(run)]
+    pd.testing.assert_frame_equal(got, expected, check_exact=True)
+
+
 def _refused_cases(tmp: Path):
     lines = run_lines(5, 20)
     good = write(tmp / "run.txt", lines)

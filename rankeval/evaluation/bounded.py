@@ -372,7 +372,10 @@ def evaluate_bounded(score, qrels, run, measures, chosen: Conventions, budget: i
                         size *= _COMPRESSION  # compressed: its text is larger
                     if partitions is None and whole is not None \
                             and whole * _FIT_FACTOR <= budget:
-                        return score(q, _at_once(run), measures, conventions=chosen,
+                        # (the qrels as read, under your names again: columns maps them)
+                        named = q.rename_columns([(qrels_columns or {}).get(c, c)
+                                                  for c in q.column_names])
+                        return score(named, _at_once(run), measures, conventions=chosen,
                                      max_memory=None, columns=columns)
                     n = partitions or _partition_count(size, budget)
                     parts = os.path.join(tmp, "parts")
