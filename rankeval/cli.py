@@ -61,6 +61,7 @@ Chapter: :doc:`/chapters/14_evaluating_a_run`.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
 import os
 import sys
@@ -432,25 +433,45 @@ def _parse_args(argv):
 # ------------------------------------------------------------------ inputs ---
 
 
-def _once(path):
-    """A path named on the command line, readable twice (for its tag, then its data): a
-    regular file stays a path; a pipe (``<(zcat run.gz)``, a FIFO) is read into memory
-    once, under its own name."""
-    if path == "-" or os.path.isfile(path) or not os.path.exists(path):
+def _once(path, inputs, budget):
+    """A run named on the command line, readable twice (for its tag, then its data): a
+    regular file stays a path; standard input (``-``) or a pipe (``<(zcat run.gz)``, a
+    FIFO) is copied once, in blocks, to a spill folder (entered on ``inputs``, removed at
+    the end, also on Ctrl-C or SIGTERM) and read from the copy within ``budget`` (bytes)
+    under its own name; with no budget (``--max-memory none``, ``--subtopics``, ``-m
+    runid`` alone: the run is read at once) it is read into memory once."""
+    if path != "-" and (os.path.isfile(path) or not os.path.exists(path)):
         return path  # missing paths: the reader says so
-    with open(path, "rb") as f:
-        buffer = io.BytesIO(f.read())
-    buffer.name = path
-    return buffer
+    if budget is None:
+        if path == "-":
+            return _read_stdin()
+        with open(path, "rb") as f:
+            buffer = io.BytesIO(f.read())
+        buffer.name = path
+        return buffer
+    from .evaluation.bounded import block_size, spill_directory
+    from .io.stream import copy_in_blocks
+
+    if not hasattr(inputs, "folder"):
+        inputs.folder = inputs.enter_context(spill_directory())
+    return copy_in_blocks(path, inputs.folder, block_size(budget))
 
 
 def _read_stdin():
-    """Standard input, read once, named ``<stdin>`` in messages (as the reader names it)."""
+    """Standard input, read once, named ``<stdin>`` in messages (as the reader names it):
+    the qrels (held in memory in any case), or a run read at once."""
     if sys.stdin is None:  # started with standard input closed (`<&-`)
         raise ValueError("'-' names standard input, which is closed: nothing to read")
     buffer = io.BytesIO(getattr(sys.stdin, "buffer", sys.stdin).read())
     buffer.name = "<stdin>"
     return buffer
+
+
+def _budget(max_memory):
+    """``--max-memory`` in bytes, or None for ``none``."""
+    from .evaluation.bounded import parse_memory
+
+    return None if str(max_memory).lower() == "none" else parse_memory(max_memory)
 
 
 def _check_distinct(paths, names, format) -> None:
@@ -533,6 +554,7 @@ def _run(argv) -> int:
         correction=args.correction, baseline=args.baseline,
         alpha=None if args.subtopics else args.alpha,
     )  # fmt: skip
+    inputs = contextlib.ExitStack()  # the spooled copies of standard input and pipes
     try:
         if args.subtopics:
             measures, labels = _diversity_items(args.measures or ["alpha-nDCG@20",
@@ -547,9 +569,9 @@ def _run(argv) -> int:
         if not measures and not (runid and args.format == "trec_eval"):
             raise ValueError("no measure to compute: give -m with at least one measure")
         qrels_path, run_paths = args.files[0], args.files[1:]
-        stdin = _read_stdin() if "-" in args.files else None
-        qrels = _load_qrels(stdin if qrels_path == "-" else qrels_path, args.subtopics)
-        sources = [stdin if p == "-" else _once(p) for p in run_paths]
+        qrels = _load_qrels(_read_stdin() if qrels_path == "-" else qrels_path, args.subtopics)
+        limit = None if args.subtopics or not measures else _budget(args.max_memory)
+        sources = [_once(p, inputs, limit) for p in run_paths]
         from .io.trec import run_tag
 
         tags = [run_tag(s) for s in sources]
@@ -584,6 +606,8 @@ def _run(argv) -> int:
         message = " ".join(str(err).split())  # one line
         print(f"rankeval: error: {message}", file=sys.stderr)
         return 1
+    finally:
+        inputs.close()
     out = sys.stdout
     if out is None:  # started with standard output closed (`>&-`)
         print("rankeval: error: standard output is closed: nothing to write the results to",

@@ -24,9 +24,37 @@ to the last bit. The qrels stay in memory.
   its query id (``n`` from the file size and the budget: about 1/16 of the budget
   of file per partition), and each partition, which holds its queries whole, is
   scored in turn and deleted.
-- **Standard input, pipes and file objects** are first copied, in blocks, to a
-  temporary file (:func:`~rankeval.io.stream.spooled`), which is then streamed;
-  messages still name the source and its line.
+- **Standard input, pipes and file objects** are first copied, a batch at a time, to
+  a file in the spill folder (:func:`~rankeval.io.stream.spooled`), which is then
+  streamed; messages still name the source and its line. The command line does the
+  same for a run given as ``-`` or as a pipe (``<(zcat run.gz)``), and reads the run's
+  tag and its lines from the copy (:class:`~rankeval.io.stream.Spooled`); qrels given
+  as ``-`` are read at once, as the qrels always are.
+
+Messages name the source and the line of the whole file (for a Parquet file, the row,
+counted from 0), as ``evaluate(max_memory=None)`` names them: every batch carries the
+line of each of its rows, into the partitions too, so that a document listed twice,
+found on a whole query long after its batch was read, is named by its two lines (of
+several, the one repeated nearest the top of the file, as the whole path picks it). The
+whole path reads and checks the whole file before it scores, so a bad line anywhere,
+else a document listed twice, is the error it names: when scoring fails in a grouped
+pass, the file is read again to its end (on that error only) and a bad line or a
+repeat found there is raised instead.
+What the whole path refuses before it reads the run (a ``columns`` that is not a dict
+or has a key that is no canonical name, an unknown measure, a diversity measure,
+``ties="average"`` for a measure other than nDCG and DCG) is refused here too, with
+the same error type and text. ``columns`` maps the qrels' columns (a frame or table)
+and a Parquet run's, as on the whole path (a text run has no column names).
+
+The spill files (partitions, spooled copies) sit in one folder,
+``rankeval-<pid>-<random>`` in :func:`tempfile.gettempdir` (``TMPDIR``), removed at
+the end, on an error, on Ctrl-C and on SIGTERM, which a batch scheduler sends to stop
+a job (:func:`spill_directory`: while the bounded path runs in the main thread, and
+SIGTERM has its default action, a handler turns it into an exception; the folder is
+removed on the way out and the process then ends by SIGTERM, exit status 143). A
+process killed by SIGKILL cannot clean up: its folder holds a marker file with its pid
+and host, and the next bounded evaluation removes the folders of this user and host
+whose process is gone (:func:`remove_stale_folders`).
 
 Why a pyarrow spill and not DuckDB or polars' streaming engine: the rows are already
 Arrow batches from the same reader (the same parsing rules and error messages as
@@ -49,15 +77,27 @@ A Parquet run is read by row groups (:func:`~rankeval.io.stream.parquet_batches`
 columns mapped by ``columns``), its size taken as 8 times the file's. The measured
 peaks, at 7,000 x 1,000 and 70,000 x 1,000 lines, are in ``benchmarks/README.md``.
 
+The budget bounds what the run adds, not the process itself: Python with NumPy,
+pandas and pyarrow imported takes about 107 MB, and the command line scoring the first
+1,000 lines of a run peaks at 127 MB. On a grouped 43 MB run (45 million bytes) at
+``--max-memory 16MB`` it peaks at 137 MB, read from the file, from standard input or from a pipe alike
+(``python benchmarks/bench_spill.py --command-line --budget 16MB``): the 129 MB that
+issue 52 measured from the file was that floor, not the run; the 174 MB from standard
+input was the run read whole into memory, which it no longer is.
+
 Chapter: :doc:`/chapters/14_evaluating_a_run`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import re
+import shutil
+import socket
 import tempfile
+import threading
 
 import numpy as np
 import pyarrow as pa
@@ -66,6 +106,7 @@ import pyarrow.compute as pc
 from ..io import qrels_table
 from ..io.stream import (
     NotUsual,
+    Spooled,
     parquet_batches,
     partition_batches,
     plain_size,
@@ -74,12 +115,13 @@ from ..io.stream import (
     source_size,
     spooled,
 )
-from ..io.tables import id_kind, is_parquet, mixed_id_types
+from ..io.tables import finish, first_duplicate, id_kind, is_parquet, mixed_id_types
 from ..ranking import by_query_and_score, compared_scores, release_memory
 from .conventions import Conventions
-from .core import warn_skipped
+from .core import check_needs, check_tie_averaging, measures_and_labels, warn_skipped
 
-__all__ = ["parse_memory", "evaluate_bounded", "DEFAULT_MEMORY"]
+__all__ = ["parse_memory", "evaluate_bounded", "spill_directory", "remove_stale_folders",
+           "DEFAULT_MEMORY"]
 
 DEFAULT_MEMORY = 512 * 2**20
 
@@ -121,6 +163,154 @@ def block_size(budget: int) -> int:
     return int(min(max(budget // 64, _MIN_BLOCK), _MAX_BLOCK))
 
 
+# --- the spill folder -------------------------------------------------------------------
+
+_MARKER = "rankeval-spill"  # in every spill folder: "<pid> <host>" of the process using it
+_FOLDER = re.compile(r"rankeval-([0-9]+)-.+")
+
+
+class _Terminated(BaseException):
+    """SIGTERM, raised in the main thread so that the spill folder is removed on the way
+    out (as KeyboardInterrupt removes it on Ctrl-C)."""
+
+
+@contextlib.contextmanager
+def spill_directory():
+    """A temporary folder for spill files, removed when the block ends, also when the
+    process is stopped by Ctrl-C or SIGTERM; folders left by a process that was killed
+    (SIGKILL, a crash) are removed first.
+
+    The folder is ``rankeval-<pid>-<random>`` in :func:`tempfile.gettempdir` (``TMPDIR``)
+    and holds a marker file ``rankeval-spill`` with the process id and the host name.
+    On entry, every folder of that form that belongs to this user, holds a marker naming
+    this host and the pid of its name, and whose process is no longer alive is removed
+    (:func:`remove_stale_folders`; not on Windows, where there is no check of a pid
+    that leaves the process alone).
+
+    While the block runs in the main thread, and SIGTERM has its default action (to
+    end the process), a handler turns SIGTERM into an exception: the folder is removed
+    on the way out, the previous handler is restored, and the process then ends by
+    SIGTERM itself (exit status 143 in a shell, ``-15`` from :mod:`subprocess`), as a
+    batch scheduler that stops a job expects. A handler of yours is left in place (it
+    decides; an exception it raises removes the folder all the same).
+
+    Yields
+    ------
+    str
+        The folder's path.
+
+    Examples
+    --------
+    >>> import os
+    >>> from rankeval.evaluation.bounded import spill_directory
+    >>> with spill_directory() as folder:
+    ...     print(os.path.basename(folder).startswith(f"rankeval-{os.getpid()}-"),
+    ...           sorted(os.listdir(folder)))
+    True ['rankeval-spill']
+    >>> os.path.exists(folder)
+    False
+    """
+    remove_stale_folders()
+    with _sigterm_as_exception(), tempfile.TemporaryDirectory(
+            prefix=f"rankeval-{os.getpid()}-") as tmp:
+        with open(os.path.join(tmp, _MARKER), "w") as f:
+            f.write(f"{os.getpid()} {socket.gethostname()}\n")
+        yield tmp
+
+
+@contextlib.contextmanager
+def _sigterm_as_exception():
+    import signal
+
+    if (not hasattr(signal, "SIGTERM")
+            or threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL):
+        yield
+        return
+    raised = []
+
+    def handler(signum, frame):
+        if not raised:  # once: a second SIGTERM does not cut the clean-up short
+            raised.append(signum)
+            raise _Terminated
+
+    signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        # (also when an ExitStack is closed in a `finally`, which passes no exception)
+        if signal.getsignal(signal.SIGTERM) is handler:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        if raised:  # the folder is removed: now end as SIGTERM ends a process
+            os.kill(os.getpid(), signal.SIGTERM)
+            raise SystemExit(128 + signal.SIGTERM)  # pragma: no cover
+
+
+def remove_stale_folders(directory: str | None = None) -> list:
+    """Remove the spill folders (:func:`spill_directory`) left by processes of this host
+    that are no longer alive (killed by SIGKILL, or crashed).
+
+    A folder without the marker file, of another user or host, or whose process is
+    alive (or whose pid was taken by a live process since) is left alone. Nothing is
+    done on Windows.
+
+    Parameters
+    ----------
+    directory : str, optional
+        Where to look; default :func:`tempfile.gettempdir` (``TMPDIR``).
+
+    Returns
+    -------
+    list of str
+        The folders removed.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from rankeval.evaluation.bounded import remove_stale_folders
+    >>> with tempfile.TemporaryDirectory() as base:
+    ...     os.mkdir(os.path.join(base, "rankeval-1-no-marker"))  # not provably ours
+    ...     print(remove_stale_folders(base), os.listdir(base))
+    [] ['rankeval-1-no-marker']
+    """
+    if os.name != "posix":
+        return []
+    directory = directory or tempfile.gettempdir()
+    host, removed = socket.gethostname(), []
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return []
+    for entry in entries:
+        match = _FOLDER.fullmatch(entry.name)
+        if match is None:
+            continue
+        try:
+            if not entry.is_dir(follow_symlinks=False) \
+                    or entry.stat(follow_symlinks=False).st_uid != os.getuid():
+                continue
+            with open(os.path.join(entry.path, _MARKER)) as f:
+                pid, marked_host = f.read().split()
+        except (OSError, ValueError):
+            continue  # no marker (not ours, or being made): left alone
+        if pid != match.group(1) or marked_host != host or _alive(int(pid)):
+            continue
+        shutil.rmtree(entry.path, ignore_errors=True)
+        removed.append(entry.path)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    """True if a process ``pid`` exists (signal 0 checks, sends nothing; POSIX only)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # (PermissionError: it exists, another user's)
+        return True
+    return True
+
+
 class _Ungrouped(Exception):
     """A query id came back after another query: the run is not grouped by query."""
 
@@ -133,54 +323,116 @@ def evaluate_bounded(score, qrels, run, measures, chosen: Conventions, budget: i
 
     ``score`` is ``score_run`` (passed in, so that this module does not import the
     one that calls it); ``block`` and ``partitions`` override the sizes derived from
-    the budget (the tests make them tiny); ``columns`` maps a Parquet run's columns.
+    the budget (the tests make them tiny); ``columns`` maps your column names, of the
+    qrels (a frame or table) and of a Parquet run, as ``evaluate`` maps them. Every
+    input ``evaluate(max_memory=None)`` refuses is refused here, with the same error
+    type, and messages about a line name the source and its line in the whole file.
     """
+    # what the whole path checks before it reads anything, in its order
+    parsed, _ = measures_and_labels(measures)
+    check_needs(parsed, "ranking")
+    if chosen.ties == "average":
+        check_tie_averaging(
+            parsed, "; evaluate those with ties='trec_eval' or ties='input' in a separate call")
+    if columns is not None and not isinstance(columns, dict):
+        raise TypeError(f"columns must be a dict canonical name -> yours, got {columns!r}")
+    qrels_columns = _only(columns, ("query_id", "doc_id", "relevance"))
+    run_columns = _only(columns, ("query_id", "doc_id", "score", "rank"))
     parquet = is_parquet(run)
     whole = plain_size(run)
     if parquet and source_size(run) is not None:
         whole = source_size(run) * _COMPRESSION  # columns compressed: more in memory
     if whole is not None and whole * _WHOLE_FACTOR <= budget and block is None:
-        return score(qrels, run, measures, conventions=chosen, max_memory=None,
+        return score(qrels, _at_once(run), measures, conventions=chosen, max_memory=None,
                      columns=columns)  # small: read at once
-    q = qrels_table(qrels)
+    q = qrels_table(qrels, columns=qrels_columns)
     block = block or block_size(budget)
     state = _State(score, q, measures, chosen, columns)
 
     def batches(path, name, general):
         if parquet:
-            return prefetch(parquet_batches(path, block, columns, name=name))
+            return prefetch(parquet_batches(path, block, run_columns, name=name))
         return prefetch(run_batches(path, block, general=general, name=name))
 
-    with tempfile.TemporaryDirectory(prefix="rankeval-") as tmp:
-        with spooled(run, tmp) as (path, name):
-            for general in (False, True):
+    with spill_directory() as tmp, spooled(run, tmp, block) as (path, name):
+        state.name_rows(name or os.fsdecode(os.fspath(path)), parquet)
+        for general in (False, True):
+            try:
                 try:
-                    try:
-                        _grouped_pass(batches(path, name, general), state)
-                    except _Ungrouped:
-                        state.reset()
-                        size = source_size(path)
-                        if size is not None and plain_size(path) is None:
-                            size *= _COMPRESSION  # compressed: its text is larger
-                        if partitions is None and whole is not None \
-                                and whole * _FIT_FACTOR <= budget:
-                            return score(q, run, measures, conventions=chosen,
-                                         max_memory=None, columns=columns)
-                        n = partitions or _partition_count(size, budget)
-                        parts = os.path.join(tmp, "parts")
-                        os.makedirs(parts, exist_ok=True)
-                        paths = partition_batches(batches(path, name, general), n, parts)
-                        for part in paths:
-                            with pa.OSFile(part) as source:  # read, not mapped: freed after
-                                table = pa.ipc.open_file(source).read_all()
-                            os.remove(part)
-                            state.score_queries(_by_query_and_score(table, chosen))
-                            del table
-                            release_memory()
-                    break
-                except NotUsual:
+                    _grouped_pass(batches(path, name, general), state)
+                except _Scoring as failed:
+                    # the whole path reads and checks the whole file before it scores: a
+                    # bad line, or a document listed twice, further on is what it names
+                    raise _first_error(lambda g: batches(path, name, g), state) \
+                        or failed.error from None
+                except _Ungrouped:
                     state.reset()
+                    size = source_size(path)
+                    if size is not None and plain_size(path) is None:
+                        size *= _COMPRESSION  # compressed: its text is larger
+                    if partitions is None and whole is not None \
+                            and whole * _FIT_FACTOR <= budget:
+                        # (the qrels as read, under your names again: columns maps them)
+                        named = q.rename_columns([(qrels_columns or {}).get(c, c)
+                                                  for c in q.column_names])
+                        return score(named, _at_once(run), measures, conventions=chosen,
+                                     max_memory=None, columns=columns)
+                    n = partitions or _partition_count(size, budget)
+                    parts = os.path.join(tmp, "parts")
+                    os.makedirs(parts, exist_ok=True)
+                    paths = partition_batches(batches(path, name, general), n, parts)
+                    _score_partitions(paths, state, chosen)
+                break
+            except NotUsual:
+                state.reset()
     return state.finish()
+
+
+def _only(columns, names):
+    """The part of ``columns`` for one input (qrels or run); ValueError for a key that is
+    no canonical name, in ``rank_run``'s words (tests/test_bounded_edges.py compares)."""
+    if columns is None:
+        return None
+    unknown = sorted(set(columns) - {"query_id", "doc_id", "relevance", "score", "rank"})
+    if unknown:
+        raise ValueError(
+            f"columns maps {unknown}, which are not canonical column names; use query_id, "
+            "doc_id, relevance, score or rank as keys"
+        )
+    return {k: v for k, v in columns.items() if k in names} or None
+
+
+def _at_once(run):
+    """The run to read at once: a spooled copy's bytes, named as its source."""
+    return run.reader() if isinstance(run, Spooled) else run
+
+
+def _read_partition(path: str) -> pa.Table:
+    """A partition's rows, read (not mapped: freed after) and its file deleted."""
+    with pa.OSFile(path) as source:
+        table = pa.ipc.open_file(source).read_all()
+    os.remove(path)
+    return table
+
+
+def _score_partitions(paths: list, state, chosen: Conventions) -> None:
+    """Score each partition in turn. The whole path checks the whole run for a document
+    listed twice before it scores, and names the repeat nearest the top of the file: if
+    a partition fails, the partitions not yet read are searched too, and the repeat of
+    the smallest line (if any) is raised, else the partition's error."""
+    for i, part in enumerate(paths):
+        table = _read_partition(part)
+        try:
+            state.score_queries(_by_query_and_score(table, chosen))
+        except (ValueError, TypeError) as error:
+            found = [state.duplicate(table)]
+            found += [state.duplicate(_read_partition(rest)) for rest in paths[i + 1:]]
+            found = [f for f in found if f is not None]
+            if found:
+                raise min(found, key=lambda f: f[0])[1] from None
+            raise error from None
+        del table
+        release_memory()
 
 
 def _by_query_and_score(table: pa.Table, chosen: Conventions) -> pa.Table:
@@ -203,6 +455,57 @@ def _partition_count(size: int | None, budget: int) -> int:
     return max(1, math.ceil(size / max(budget // 16, 1)))
 
 
+class _Scoring(Exception):
+    """An error met scoring the queries of a grouped pass (``error``), before the rest of
+    the file was read."""
+
+    def __init__(self, error: Exception):
+        super().__init__(str(error))
+        self.error = error
+
+
+def _first_error(batches_of, state):
+    """The error the whole path meets first on the whole file, or None: a bad line
+    (reading), else, in a run grouped by query, the first document listed twice.
+    ``batches_of(general)`` reads the file again (only when scoring failed)."""
+    for general in (False, True):
+        search = _DuplicateSearch(state)
+        try:
+            batches = batches_of(general)
+            try:
+                _grouped_pass(batches, search)
+            except _Ungrouped:  # not grouped after all: read on for a bad line only
+                search.found = None
+                for _ in batches:
+                    pass
+            return None if search.found is None else search.found[1]
+        except NotUsual:
+            continue
+        except (ValueError, TypeError) as error:
+            return error
+    return None  # pragma: no cover - the general reader never raises NotUsual
+
+
+class _DuplicateSearch:
+    """A state for :func:`_grouped_pass` that scores nothing: it keeps the first document
+    listed twice in the whole queries it is given."""
+
+    def __init__(self, state):
+        self.state, self.seen, self.found = state, set(), None
+
+    def score_queries(self, table: pa.Table, queries: pa.Array) -> None:
+        self.seen.update(queries.to_pylist())
+        if self.found is None:
+            self.found = self.state.duplicate(table)
+
+
+def _score_streamed(state, table, queries) -> None:
+    try:
+        state.score_queries(table, queries)
+    except (ValueError, TypeError) as error:
+        raise _Scoring(error) from None
+
+
 def _grouped_pass(batches, state) -> None:
     carry = None
     for table in batches:
@@ -219,11 +522,11 @@ def _grouped_pass(batches, state) -> None:
             raise _Ungrouped
         last = int(starts[-1])
         if last:
-            state.score_queries(table.slice(0, last), head_ids.slice(0, len(heads) - 1))
+            _score_streamed(state, table.slice(0, last), head_ids.slice(0, len(heads) - 1))
         carry = table.slice(last)
         carry_id = head_ids.slice(len(heads) - 1)
     if carry is not None and carry.num_rows:
-        state.score_queries(carry, carry_id)
+        _score_streamed(state, carry, carry_id)
 
 
 def _run_starts(ids: pa.Array) -> np.ndarray:
@@ -253,7 +556,47 @@ class _State:
         starts = _run_starts(sorted_ids) if len(sorted_ids) else np.zeros(0, np.int64)
         self.query_values = sorted_ids.take(pa.array(starts))
         self.bounds = np.append(starts, len(sorted_ids)).astype(np.int64)
+        self.name_rows("run table", True)
         self.reset()
+
+    def name_rows(self, name: str, parquet: bool) -> None:
+        """Messages name the rows of the batches (their column ``line``) as the whole
+        path names them: ``name, line 7`` (a text file) or ``run Parquet file name,
+        row 6`` (counted from 0)."""
+        if parquet:
+            self.source, self.one, self.two = f"run Parquet file {name}", "row", "rows"
+        else:
+            self.source, self.one, self.two = name, "line", "lines"
+
+    def duplicate(self, table: pa.Table):
+        """``(line, ValueError)`` for the first document listed twice in ``table`` (the
+        repeat of the smallest line, named by both lines, as the whole path names it),
+        or None."""
+        lines = table.column("line").to_numpy()
+        if len(lines) > 1 and (np.diff(lines) < 0).any():  # a partition, sorted by score
+            order = np.argsort(lines, kind="stable")
+            table, lines = table.take(pa.array(order)), lines[order]
+        keys = table.select(["query_id", "doc_id"])
+        pair = first_duplicate(keys)
+        if pair is None:
+            return None
+
+        def where(row, other=None):
+            if other is None:
+                return f"{self.source}, {self.one} {lines[row]}"
+            return f"{self.source}, {self.two} {lines[row]} and {lines[other]}"
+
+        try:
+            finish(table.select(["query_id", "doc_id", "score"]), "run", where)
+        except ValueError as error:
+            return int(lines[pair[1]]), error
+        return None  # pragma: no cover - finish finds the pair first_duplicate found
+
+    def check(self, table: pa.Table) -> None:
+        """ValueError if a document is listed twice in ``table`` (whole queries)."""
+        found = self.duplicate(table)
+        if found is not None:
+            raise found[1]
 
     def judgments_of(self, queries: pa.Array) -> pa.Table:
         """The qrels rows of ``queries`` (grouped by query, each in file order)."""
@@ -279,20 +622,23 @@ class _State:
     def score_queries(self, table: pa.Table, queries: pa.Array | None = None) -> None:
         """Score the whole queries of ``table`` (every row of each query is in it);
         ``queries``, their distinct ids, if known."""
-        from ..io import run_table
-
         if queries is None:
             queries = pc.unique(table.column("query_id"))
         self.run_queries += len(queries)
         ids = queries.to_pylist()
         self.seen.update(ids)
         self.first_ids += ids[: 3 - len(self.first_ids)]
-        sub = self.judgments_of(queries)
-        if sub.num_rows == 0:
-            run_table(table)  # checked all the same: finite scores, no document twice
+        try:
+            sub = self.judgments_of(queries)
+            frame = None if sub.num_rows == 0 else self.score(
+                sub, table, self.measures, conventions=self.chosen, max_memory=None)[0]
+        except (ValueError, TypeError):
+            # the whole path looks for a document listed twice first, and names its lines
+            self.check(table)
+            raise
+        if frame is None:
+            self.check(table)  # no judged query: checked all the same
             return
-        frame, _ = self.score(sub, table, self.measures, conventions=self.chosen,
-                              max_memory=None)
         self.frames.append(frame)
         self.in_run.append(np.ones(len(frame), dtype=bool))
 

@@ -8,9 +8,14 @@ fields, a bad value) line by line, each line checked, the first bad one named.
 :func:`partition_batches` spreads the rows over ``n`` temporary Arrow IPC files by a
 hash of the query id, so that every query is whole in one partition.
 
+Every batch also has a column ``line``: the line of the file each row comes from
+(for a Parquet file, its row, counted from 0, as :func:`rankeval.run_table` names
+rows), kept through the partitions, so that a message about a row (a document listed
+twice, found on a whole query long after its batch was read) names the line of the
+whole file, as :func:`rankeval.read_run` would.
+
 The batches are not yet checked for a document listed twice: the caller checks each
-whole query (through :func:`rankeval.io.run_table`), whose rows then all sit in one
-table.
+whole query, whose rows then all sit in one table.
 
 Chapter: :doc:`/chapters/14_evaluating_a_run`.
 """
@@ -21,6 +26,7 @@ import contextlib
 import os
 import queue
 import sys
+import tempfile
 import threading
 
 import numpy as np
@@ -30,9 +36,11 @@ import pyarrow.compute as pc
 from . import trec
 
 __all__ = ["run_batches", "parquet_batches", "partition_batches", "source_size", "plain_size", "spooled",
-           "prefetch", "NotUsual"]
+           "prefetch", "NotUsual", "Spooled", "copy_in_blocks"]
 
 _FIELDS = ("query_id", "doc_id", "score")
+_COLUMNS = (*_FIELDS, "line")  # the batches': the fields and each row's line (or row)
+_CHUNK = 1 << 22  # bytes copied at a time from standard input or a pipe
 
 
 NotUsual = trec.NotUsual  # the fast reader met a line outside the usual layout
@@ -65,16 +73,41 @@ def plain_size(source) -> int | None:
     return size
 
 
-@contextlib.contextmanager
-def spooled(source, directory: str):
-    """``(path, name)``: ``source`` itself if it is a regular file path, else its bytes
-    copied, in blocks, to a file in ``directory`` (standard input, a pipe, a file
-    object: read once, never held whole in memory), and the name to use in messages."""
+class Spooled(os.PathLike):
+    """A copy on disk of standard input or a pipe (:func:`copy_in_blocks`): a path to
+    read, which messages name as the source it copies (``name``, e.g. ``<stdin>``).
+
+    The command line spools a run given as ``-`` or as a pipe (``<(zcat run.gz)``) once,
+    so that its tag and its lines are both read from the copy; the bounded path reads
+    the copy as it reads a file. :meth:`reader` gives its bytes in memory, named as the
+    source (for a caller that reads a run at once anyway)."""
+
+    def __init__(self, path: str, name: str):
+        self.path, self.name = path, name
+
+    def __fspath__(self) -> str:
+        return self.path
+
+    def __repr__(self) -> str:
+        return f"Spooled({self.path!r}, name={self.name!r})"
+
+    def reader(self):
+        """The copy's bytes as a file object named as the source."""
+        import io
+
+        with open(self.path, "rb") as f:
+            buffer = io.BytesIO(f.read())
+        buffer.name = self.name
+        return buffer
+
+
+def copy_in_blocks(source, directory: str, chunk: int = _CHUNK) -> Spooled:
+    """Copy standard input (``"-"``), a pipe or FIFO path, or a file object to a file in
+    ``directory``, ``chunk`` bytes at a time (never whole in memory); return it as a
+    :class:`Spooled` named as the source (``<stdin>``, the pipe's path, the object's
+    ``name``)."""
     if isinstance(source, (str, os.PathLike)) and os.fspath(source) != "-":
         path = os.fspath(source)
-        if not os.path.exists(path) or os.path.isfile(path) or os.path.isdir(path):
-            yield source, None  # (missing or a directory: the reader says so)
-            return
         stream, name, close = open(path, "rb"), os.fsdecode(path), True
     elif isinstance(source, str):  # "-"
         if sys.stdin is None:  # started with standard input closed (`<&-`)
@@ -85,22 +118,41 @@ def spooled(source, directory: str):
         stream = source
         name = given if isinstance(given, str) else f"<{type(source).__name__}>"
         close = False
-    copy = os.path.join(directory, "run-input")
+    fd, copy = tempfile.mkstemp(prefix="run-input-", dir=directory)
     try:
-        with open(copy, "wb") as out:
+        with os.fdopen(fd, "wb") as out:
             while True:
-                chunk = stream.read(1 << 22)
-                if not chunk:
+                block = stream.read(chunk)
+                if not block:
                     break
-                if isinstance(chunk, str):
-                    chunk = chunk.encode("utf-8", "surrogateescape")
-                out.write(chunk)
+                if isinstance(block, str):
+                    block = block.encode("utf-8", "surrogateescape")
+                out.write(block)
     except UnicodeDecodeError as error:
         raise ValueError(f"{name}: not valid UTF-8 text ({error})") from None
     finally:
         if close:
             stream.close()
-    yield copy, name
+    return Spooled(copy, name)
+
+
+@contextlib.contextmanager
+def spooled(source, directory: str, chunk: int = _CHUNK):
+    """``(path, name)``: ``source`` itself if it is a regular file path (a
+    :class:`Spooled` copy too, with its source's name), else its bytes copied, in
+    blocks of ``chunk`` bytes, to a file in ``directory`` (standard input, a pipe, a
+    file object: read once, never held whole in memory, :func:`copy_in_blocks`), and
+    the name to use in messages (None: the path's own)."""
+    if isinstance(source, Spooled):
+        yield source.path, source.name
+        return
+    if isinstance(source, (str, os.PathLike)) and os.fspath(source) != "-":
+        path = os.fspath(source)
+        if not os.path.exists(path) or os.path.isfile(path) or os.path.isdir(path):
+            yield source, None  # (missing or a directory: the reader says so)
+            return
+    copy = copy_in_blocks(source, directory, chunk)
+    yield copy.path, copy.name
 
 
 def prefetch(items, depth: int = 2):
@@ -147,8 +199,9 @@ def prefetch(items, depth: int = 2):
 
 
 def run_batches(source, block_size: int, *, general: bool = False, name: str | None = None):
-    """Yield the run file ``source`` as tables ``query_id, doc_id, score`` (strings,
-    strings, float64) of about ``block_size`` bytes of file each, in file order.
+    """Yield the run file ``source`` as tables ``query_id, doc_id, score, line`` (strings,
+    strings, float64, int64: the line of the file each row comes from, counted from 1)
+    of about ``block_size`` bytes of file each, in file order.
 
     With ``general=False`` a file in the usual layout (single spaces or single tabs)
     is read with typed columns, and :class:`NotUsual` is raised at the first batch
@@ -169,8 +222,9 @@ def run_batches(source, block_size: int, *, general: bool = False, name: str | N
     if not general and delimiter is not None:
         tables = _fast_batches(inp, layout, delimiter, piece)
     else:
-        tables = (pa.table({name: columns[name] for name in _FIELDS})
-                  for columns, _ in _general_batches(inp, layout, piece))
+        tables = (pa.table({**{name: columns[name] for name in _FIELDS},
+                            "line": pa.array(lines, pa.int64())})
+                  for columns, lines in _general_batches(inp, layout, piece))
     any_rows = False
     for table in _joined(tables, _PIECES):
         any_rows = any_rows or table.num_rows > 0
@@ -183,32 +237,53 @@ _PIECES = 8
 
 
 def parquet_batches(source, block_size: int, columns=None, *, name: str | None = None):
-    """Yield a Parquet run file as canonical tables ``query_id, doc_id, score`` of about
-    ``block_size`` bytes of text each (row groups read in batches, in file order, only
-    the columns needed), each batch checked as :func:`rankeval.run_table` checks a table
-    (types, missing and non-finite values, ``rank`` instead of ``score``; ``columns``
-    maps your names). A document listed twice is found by the caller, on whole queries."""
+    """Yield a Parquet run file as canonical tables ``query_id, doc_id, score, line`` of
+    about ``block_size`` bytes of text each (row groups read in batches, in file order,
+    only the columns needed; ``line`` is the row of the file, counted from 0, as the
+    whole path names Parquet rows), each batch checked as :func:`rankeval.run_table`
+    checks a table (types, missing and non-finite values, ``rank`` instead of ``score``;
+    ``columns`` maps your names of the run's columns), its messages naming the row of
+    the whole file. A document listed twice is found by the caller, on whole queries."""
     import pyarrow.parquet as pq
 
     from . import tables
 
     label = f"run Parquet file {name or os.fspath(source)}"
     file = pq.ParquetFile(source)
-    wanted = {**{c: c for c in ("query_id", "doc_id", "score", "rank")}, **(columns or {})}
-    read = [c for c in dict.fromkeys(wanted.values()) if c in file.schema_arrow.names]
+    available = file.schema_arrow.names
+    # the columns needed, or the whole path's message naming every column of the file
+    needed = tables._needed("run", tables._column_names("run", columns, available),
+                            available, label)
     rows = max(1024, block_size // 40)  # about 40 bytes a line of a TREC run
-    seen = False
-    for batch in file.iter_batches(batch_size=rows, columns=read or None):
-        seen = True
-        table = tables.from_arrow(pa.Table.from_batches([batch]), "run", columns, label,
-                                  unique=True)
+    base = 0
+    for batch in file.iter_batches(batch_size=rows, columns=list(dict.fromkeys(needed.values()))):
+        table = _checked(pa.Table.from_batches([batch]), needed, label, base)
         if pa.types.is_dictionary(table.column("query_id").type):
             table = table.set_column(0, "query_id", table.column("query_id").cast(pa.string()))
-        yield table.select(list(_FIELDS)).cast(pa.schema(
+        table = table.select(list(_FIELDS)).cast(pa.schema(
             [(f, table.schema.field(f).type) for f in _FIELDS]))
-    if not seen:
-        yield tables.from_arrow(file.schema_arrow.empty_table(), "run", columns, label,
-                                unique=True).select(list(_FIELDS))
+        yield table.append_column("line", pa.array(
+            np.arange(base, base + batch.num_rows, dtype=np.int64)))
+        base += batch.num_rows
+    if base == 0:
+        table = _checked(file.schema_arrow.empty_table(), needed, label, 0)
+        yield table.select(list(_FIELDS)).append_column("line", pa.array([], pa.int64()))
+
+
+def _checked(table: pa.Table, needed: dict, label: str, base: int) -> pa.Table:
+    """:func:`rankeval.run_table`'s checks of a Parquet file's batch whose first row is
+    row ``base`` of the file (messages name the rows of the file)."""
+    from . import tables
+
+    def where(row, other=None):
+        if row is None:
+            return label
+        if other is None:
+            return f"{label}, row {base + row}"
+        return f"{label}, rows {base + row} and {base + other}"
+
+    return tables._from_columns({c: table[n] for c, n in needed.items()}, "run", where,
+                                unique=True)
 
 
 def _joined(tables, n: int):
@@ -224,9 +299,15 @@ def _joined(tables, n: int):
 
 
 def _fast_batches(inp, layout, delimiter: str, block_size: int):
-    """trec's typed batches, as tables ``query_id, doc_id, score``."""
+    """trec's typed batches, as tables ``query_id, doc_id, score, line`` (in the usual
+    layout every line is a row: row ``i`` of the file is line ``i + 1``)."""
+    base = 0
     for batch in trec.typed_batches(inp, layout, delimiter, block_size):
-        yield pa.Table.from_batches([batch]).select(list(_FIELDS))
+        n = batch.num_rows
+        table = pa.Table.from_batches([batch]).select(list(_FIELDS))
+        yield table.append_column("line", pa.array(np.arange(base + 1, base + n + 1,
+                                                             dtype=np.int64)))
+        base += n
 
 
 def _general_batches(inp, layout, block_size: int):
@@ -342,16 +423,16 @@ def _hash_block(values: pa.Array, lengths: np.ndarray, words: np.ndarray) -> np.
 def partition_batches(batches, n: int, directory: str) -> list:
     """Write the rows of ``batches`` into ``n`` Arrow IPC files in ``directory`` by
     :func:`partition_of` their query id; return the paths (file order kept within
-    each partition). The files' schema is the first batch's (string or integer ids);
-    every batch is cast to it."""
+    each partition). The files' schema is the first batch's (string or integer ids,
+    and each row's ``line``); every batch is cast to it."""
     paths = [os.path.join(directory, f"part-{i:05d}.arrow") for i in range(n)]
     writers, schema = [], None
     try:
         for table in batches:
             if schema is None:
-                schema = pa.schema([(f, table.schema.field(f).type) for f in _FIELDS])
+                schema = pa.schema([(f, table.schema.field(f).type) for f in _COLUMNS])
                 writers = [pa.ipc.new_file(path, schema) for path in paths]
-            table = table.select(list(_FIELDS)).cast(schema)
+            table = table.select(list(_COLUMNS)).cast(schema)
             part = partition_of(table.column("query_id"), n)
             # (a stable sort of small integers: NumPy's radix sort)
             order = np.argsort(part.astype(np.int16 if n < 2**15 else np.int64), kind="stable")
