@@ -354,6 +354,7 @@ def evaluate(qrels, run, measures, *, npartitions=None, blocksize=BLOCKSIZE, col
 
     chosen = resolve(conventions, **options)  # once, on the driver
     labels = result_columns(measures)
+    blocksize = _blocksize(blocksize)
     q = _frame(qrels, "qrels", columns, blocksize)
     r = _frame(run, "run", columns, blocksize)
     check_id_types(q.dtypes, r.dtypes)
