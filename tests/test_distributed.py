@@ -360,7 +360,7 @@ def test_dask_blocks_of_comments_and_compressed_files(tmp_path, dask_client):
     assert rankeval.dask.read(packed, "run", blocksize="16KB").npartitions == 1
 
 
-def test_dask_columns_map_frames_as_evaluate_does(dask_client):
+def test_dask_columns_map_frames_as_evaluate_does(dask_client, tmp_path_factory):
     qrels, run = collection(32, int_ids=True)
     names = {"query_id": "user", "doc_id": "item", "relevance": "rating", "score": "pred"}
     mine_q = qrels.rename(columns=names).assign(extra=1)
@@ -374,6 +374,13 @@ def test_dask_columns_map_frames_as_evaluate_does(dask_client):
         means = rankeval.dask.means(got)
         np.testing.assert_allclose(means[MEASURES], rankeval.aggregate(
             want.set_index("user"))[MEASURES], rtol=1e-15)
+    # Parquet files with your names
+    folder = tmp_path_factory.mktemp("parquet")
+    mine_q.to_parquet(folder / "qrels.parquet")
+    mine_r.to_parquet(folder / "run.parquet")
+    got = rankeval.dask.evaluate(folder / "qrels.parquet", folder / "run.parquet", MEASURES,
+                                 columns=names)  # fmt: skip
+    _bits(got.compute(), want, MEASURES)
     # a partial mapping, and a run ranked by a rank column (score = -rank, as evaluate)
     ranked = run.assign(pos=run.groupby("query_id").cumcount() + 1).drop(columns="score")
     partial = {"doc_id": "item", "rank": "pos"}

@@ -156,9 +156,7 @@ def _read_block(path, kind, offset, blocksize):
     except ValueError as error:
         message = str(error)
         if message.startswith(f"{name}: the ") and message.endswith("file holds no lines"):
-            if offset:  # a block of blank lines and comments; the file has others
-                return _empty(kind)
-            raise
+            return _empty(kind)  # a block of blank lines and comments, in a larger file
         found = re.match(r"(lines?) (\d+)(?: and (\d+))?:", message[len(name) + 2:])
         if not offset or not message.startswith(f"{name}, ") or not found:
             raise
