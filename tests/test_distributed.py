@@ -425,6 +425,8 @@ def test_dask_errors():
         rankeval.dask.evaluate(qrels, run, "AP", npartitions=0)
     with pytest.raises(ValueError, match="no file matches"):
         rankeval.dask.evaluate("/nonexistent/*.qrels", "/nonexistent/*.run", "AP")
+    with pytest.raises(FileNotFoundError, match="/nonexistent/run.txt"):
+        rankeval.dask.read("/nonexistent/run.txt", "run")  # at once, not when computed
     with pytest.raises(TypeError, match="unexpected keyword argument.*'max_memory'"):
         rankeval.dask.evaluate(qrels, run, "AP", max_memory="1GB")
     with pytest.raises(ValueError, match="blocksize must be a positive number"):

@@ -94,10 +94,8 @@ def _blocksize(blocksize):
 def _offsets(path, blocksize):
     """Byte offsets of a TREC file's blocks: ``[0]`` (read whole) for a file smaller than
     a block, a compressed file, or anything but a regular file (a pipe)."""
-    if blocksize is None or not os.path.exists(path):
-        return [0]  # (a missing file: the reader's error, from the one block)
-    info = os.stat(path)
-    if not stat.S_ISREG(info.st_mode) or info.st_size <= blocksize:
+    info = os.stat(path)  # a missing file: FileNotFoundError now, not when computed
+    if blocksize is None or not stat.S_ISREG(info.st_mode) or info.st_size <= blocksize:
         return [0]
     with open(path, "rb") as f:
         if f.read(6).startswith(_COMPRESSED):
