@@ -19,7 +19,7 @@ the times: where the conventions agree, they agree to the digits shown.
 
 ``--engines daskfile-2`` (not in the default list) times ``rankeval.dask`` reading the
 same data from TREC files, the run split into partitions of ``--blocksize`` bytes
-(default 64MB) at line ends; the time includes parsing the files, and the files are
+(default 16MB, rankeval.dask's) at line ends; the time includes parsing the files, and the files are
 written before the clock starts.
 """
 
@@ -145,7 +145,7 @@ def run_daskfile(qpath, rpath, workers):
         start = time.perf_counter()
         per_query = rankeval.dask.evaluate(
             str(qtext), str(rtext), MEASURES, npartitions=4 * workers,
-            blocksize=os.environ.get("BENCH_BLOCKSIZE", "64MB"),
+            blocksize=os.environ.get("BENCH_BLOCKSIZE", "16MB"),
         )
         means = rankeval.dask.means(per_query)
         seconds = time.perf_counter() - start
@@ -280,7 +280,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, nargs="+", default=[1_000_000, 5_000_000, 20_000_000])
     parser.add_argument("--engines", nargs="+", default=ENGINES, choices=ENGINES + OTHER_ENGINES)
-    parser.add_argument("--blocksize", default="64MB",
+    parser.add_argument("--blocksize", default="16MB",
                         help="bytes per partition of a TREC file (daskfile engines)")
     parser.add_argument("--markdown", type=Path, help="also write the table to this file")
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)

@@ -304,15 +304,17 @@ def test_dask_reads_a_trec_file_in_blocks(tmp_path, dask_client):
         _bits(per_query.compute(), want, MEASURES)
 
 
-def test_dask_default_blocksize_splits_a_large_file(tmp_path):
+def test_dask_default_blocksize_splits_a_million_line_run(tmp_path):
     from rankeval.distributed.dask import BLOCKSIZE, _blocksize
 
-    assert _blocksize(BLOCKSIZE) == 64 * 10**6
-    path = tmp_path / "run.txt"
-    with open(path, "wb") as f:  # a sparse file of 130 MB: read() reads its first bytes only
-        f.write(b"q1 Q0 d1 1 0.5 t\n")
-        f.truncate(130 * 10**6)
-    assert rankeval.dask.read(path, "run").npartitions == 3
+    assert _blocksize(BLOCKSIZE) == 16 * 10**6
+    for size, parts in ((35 * 10**6, 3), (130 * 10**6, 9)):  # 1M lines of ~35 bytes, more
+        path = tmp_path / f"run{size}.txt"
+        with open(path, "wb") as f:  # a sparse file: read() reads its first bytes only
+            f.write(b"q1 Q0 d1 1 0.5 t\n")
+            f.truncate(size)
+        assert rankeval.dask.read(path, "run").npartitions == parts
+        assert rankeval.dask.read(path, "run", blocksize="64MB").npartitions == -(-size // 64e6)
 
 
 @pytest.mark.parametrize("crlf", [False, True])
