@@ -317,6 +317,22 @@ def test_dask_default_blocksize_splits_a_million_line_run(tmp_path):
         assert rankeval.dask.read(path, "run", blocksize="64MB").npartitions == -(-size // 64e6)
 
 
+@pytest.mark.parametrize("blocksize", [1, 7, 30, 64, 1000])
+def test_dask_blocks_hold_every_line_once(tmp_path, blocksize):
+    """Blocks smaller than a line, cut inside a CRLF, at a line's first byte: every line
+    is read once, in file order, with the values the whole-file reader gives."""
+    path = tmp_path / "run.txt"
+    lines = [f"q{i % 3} Q0 d{i} {i} {i / 3:.2f} t" + ("\r\n" if i % 2 else "\n")
+             for i in range(25)]  # fmt: skip
+    lines[4] = "# a comment\n"
+    lines[9] = "\n"
+    path.write_bytes("".join(lines).encode())
+    frame = rankeval.dask.read(path, "run", blocksize=blocksize)
+    assert frame.npartitions == max(1, -(-path.stat().st_size // blocksize))
+    got = frame.compute().reset_index(drop=True)
+    pd.testing.assert_frame_equal(got, rankeval.read_run(path, as_frame=True))
+
+
 @pytest.mark.parametrize("crlf", [False, True])
 def test_dask_block_errors_name_the_file_and_line(tmp_path, crlf):
     from rankeval.io.trec import read_table
