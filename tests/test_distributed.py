@@ -443,6 +443,14 @@ def test_dask_errors():
         rankeval.dask.evaluate(qrels, run, "AP", npartitions=0)
     with pytest.raises(ValueError, match="no file matches"):
         rankeval.dask.evaluate("/nonexistent/*.qrels", "/nonexistent/*.run", "AP")
+    # no query in common: evaluate refuses it; the means refuse it (not a NaN)
+    other = run.assign(query_id="z-" + run["query_id"])
+    with pytest.raises(ValueError, match="no query in common"):
+        rankeval.evaluate(qrels, other, "AP")
+    per_query = rankeval.dask.evaluate(qrels, other, "AP")
+    assert per_query.compute().empty
+    with pytest.raises(ValueError, match="rankeval.dask.means: the per-query table has no row"):
+        rankeval.dask.means(per_query)
     with pytest.raises(FileNotFoundError, match="/nonexistent/run.txt"):
         rankeval.dask.read("/nonexistent/run.txt", "run")  # at once, not when computed
     with pytest.raises(TypeError, match="unexpected keyword argument.*'max_memory'"):
@@ -615,6 +623,10 @@ def test_spark_errors(spark):
     with pytest.raises(TypeError, match="must be a Spark DataFrame"):
         rankeval.spark.evaluate(pd.DataFrame(), pd.DataFrame(), "AP")
     qrels, run = collection(13, n_queries=3)
+    other = spark.createDataFrame(run.assign(query_id="z-" + run["query_id"]))
+    per_query = rankeval.spark.evaluate(spark.createDataFrame(qrels), other, "AP")
+    with pytest.raises(ValueError, match="rankeval.spark.means: the per-query table has no row"):
+        rankeval.spark.means(per_query)
     with pytest.raises(ValueError, match="lacks the column"):
         rankeval.spark.evaluate(
             spark.createDataFrame(qrels.rename(columns={"doc_id": "doc"})),

@@ -37,6 +37,7 @@ from .partition import (
     check_partitions,
     column_names,
     evaluate_partition,
+    no_rows,
     resolve,
     result_columns,
     value_column,
@@ -426,6 +427,12 @@ def means(per_query):
     -------
     pandas.Series
         One value per measure column.
+
+    Raises
+    ------
+    ValueError
+        The table has no row (the qrels and the run have no query in common, which
+        :func:`rankeval.evaluate` refuses): a mean of nothing, not a NaN.
     """
     frame = per_query.drop(columns=_id_column(per_query))
     geometric = [label for label, kind in zip(frame.columns, kinds(frame.columns), strict=True)
@@ -437,5 +444,9 @@ def means(per_query):
     sums = frame.sum(skipna=False)  # per partition, then added up: aggregate's totals
     counts = frame.isna().astype("float64").count()  # rows, NaN or not
     if hasattr(sums, "compute"):
-        sums, counts = sums.compute(), counts.compute()
+        import dask
+
+        sums, counts = dask.compute(sums, counts)
+    if len(counts) and not counts.any():
+        raise no_rows("rankeval.dask.means")
     return from_totals(sums.astype("float64"), counts.astype("float64"))

@@ -130,6 +130,15 @@ def column_names(columns, kind: str, available, what: str) -> dict:
     return {c: mine[c] for c in need}
 
 
+def no_rows(what: str) -> ValueError:
+    """The error of a mean over no query (a NaN that nothing would explain)."""
+    return ValueError(
+        f"{what}: the per-query table has no row, so there is no mean: the qrels and the "
+        "run have no query in common (rankeval.evaluate refuses such inputs), or the "
+        "inputs are empty"
+    )
+
+
 def result_columns(measures) -> list[str]:
     """Column labels of the per-query result, as :func:`rankeval.evaluate` names them."""
     return [label for label, _ in measures_and_labels(measures)[1]]

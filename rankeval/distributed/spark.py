@@ -24,6 +24,7 @@ from .partition import (
     check_partitions,
     column_names,
     evaluate_partition,
+    no_rows,
     resolve,
     result_columns,
 )
@@ -176,6 +177,12 @@ def means(per_query):
     -------
     pandas.Series
         One value per measure column.
+
+    Raises
+    ------
+    ValueError
+        The table has no row (the qrels and the run have no query in common, which
+        :func:`rankeval.evaluate` refuses): a mean of nothing, not a NaN.
     """
     import pandas as pd
     from pyspark.sql import functions as F
@@ -190,6 +197,8 @@ def means(per_query):
             column = F.log(F.greatest(column, F.lit(GM_FLOOR)))
         aggs.append(F.sum(column).alias(label))
     row = per_query.agg(F.count(F.lit(1)).alias("__rows"), *aggs).collect()[0]
+    if not row["__rows"]:
+        raise no_rows("rankeval.spark.means")
     sums = pd.Series([float(row[label]) for label in labels], index=labels, dtype="float64")
     counts = pd.Series(float(row["__rows"]), index=labels, dtype="float64")
     return from_totals(sums, counts)
