@@ -16,6 +16,11 @@ the times: where the conventions agree, they agree to the digits shown.
 
     python benchmarks/bench_distributed.py                         # 1M, 5M and 20M rows
     python benchmarks/bench_distributed.py --rows 1000000 --engines rankeval dask-2
+
+``--engines daskfile-2`` (not in the default list) times ``rankeval.dask`` reading the
+same data from TREC files, the run split into partitions of ``--blocksize`` bytes
+(default 16MB, rankeval.dask's) at line ends; the time includes parsing the files, and the files are
+written before the clock starts.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ import numpy as np
 DOCS_PER_QUERY = 100
 MEASURES = ["P@10", "R@10", "AP", "nDCG@10"]
 ENGINES = ["rankeval", "dask-1", "dask-2", "spark-1", "spark-2", "mllib-1", "mllib-2"]
+OTHER_ENGINES = ["daskfile-1", "daskfile-2"]
 
 
 # --- data ------------------------------------------------------------------------------
@@ -113,6 +119,39 @@ def run_dask(qpath, rpath, workers):
     return seconds, {m: float(means[m]) for m in MEASURES}
 
 
+def trec_files(qpath, rpath):
+    """The TREC qrels and run files beside the Parquet files (written once)."""
+    import pyarrow.parquet as pq
+
+    import rankeval
+
+    qtext, rtext = Path(qpath).with_suffix(".qrels"), Path(rpath).with_suffix(".run")
+    if not rtext.exists():
+        rankeval.write_qrels(pq.read_table(qpath).to_pandas(), qtext)
+        rankeval.write_run(pq.read_table(rpath).to_pandas(), rtext)
+    return qtext, rtext
+
+
+def run_daskfile(qpath, rpath, workers):
+    from distributed import Client, LocalCluster
+
+    import rankeval.dask
+
+    qtext, rtext = trec_files(qpath, rpath)
+    with LocalCluster(
+        n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+        memory_limit="8GiB",
+    ) as cluster, Client(cluster):
+        start = time.perf_counter()
+        per_query = rankeval.dask.evaluate(
+            str(qtext), str(rtext), MEASURES, npartitions=4 * workers,
+            blocksize=os.environ.get("BENCH_BLOCKSIZE", "16MB"),
+        )
+        means = rankeval.dask.means(per_query)
+        seconds = time.perf_counter() - start
+    return seconds, {m: float(means[m]) for m in MEASURES}
+
+
 def _spark(workers):
     os.environ["PYSPARK_PYTHON"] = sys.executable
     from pyspark.sql import SparkSession
@@ -183,7 +222,8 @@ def run_mllib(qpath, rpath, workers):
     return seconds, means
 
 
-RUNNERS = {"rankeval": run_rankeval, "dask": run_dask, "spark": run_spark, "mllib": run_mllib}
+RUNNERS = {"rankeval": run_rankeval, "dask": run_dask, "spark": run_spark, "mllib": run_mllib,
+           "daskfile": run_daskfile}  # fmt: skip
 
 
 def child(engine, qpath, rpath):
@@ -239,13 +279,16 @@ def measure(engine, qpath, rpath):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, nargs="+", default=[1_000_000, 5_000_000, 20_000_000])
-    parser.add_argument("--engines", nargs="+", default=ENGINES, choices=ENGINES)
+    parser.add_argument("--engines", nargs="+", default=ENGINES, choices=ENGINES + OTHER_ENGINES)
+    parser.add_argument("--blocksize", default="16MB",
+                        help="bytes per partition of a TREC file (daskfile engines)")
     parser.add_argument("--markdown", type=Path, help="also write the table to this file")
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         child(*args.child)
         return
+    os.environ["BENCH_BLOCKSIZE"] = args.blocksize  # (read by the child processes)
     import pyspark
 
     import rankeval
@@ -261,6 +304,8 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         for rows in args.rows:
             qpath, rpath = make_data(rows, Path(tmp))
+            if any(e.startswith("daskfile") for e in args.engines):
+                trec_files(qpath, rpath)  # written before any clock starts
             for engine in args.engines:
                 result = measure(engine, qpath, rpath)
                 if result is None:

@@ -13,6 +13,7 @@ import pytest
 
 import rankeval
 from rankeval.distributed.partition import evaluate_partition, union
+from rankeval.evaluation.conventions import PRESETS as PRESET_OBJECTS
 
 MEASURES = ["nDCG@10", "AP", "RR", "P@5", "R@100", "nDCG", "Success@3"]
 CONVENTIONS = [
@@ -65,6 +66,46 @@ def _same(got, want):
     )
 
 
+PRESETS = ["trec_eval", "pytrec_eval", "sklearn", "lightgbm", "xgboost"]
+# ties="average" (the sklearn preset) is defined for nDCG and DCG only
+PRESET_MEASURES = {"sklearn": ["nDCG@10", "nDCG", "DCG@5", "nDCG@3"]}
+
+
+def preset_call(preset, missing, form):
+    """evaluate's keyword arguments for a preset and a value of missing, given as a name
+    plus a keyword (``"keyword"``) or as one Conventions object (``"object"``)."""
+    if form == "object":
+        return {"conventions": PRESET_OBJECTS[preset].replace(missing=missing)}
+    return {"conventions": preset, "missing": missing}
+
+
+def _bits(got, want, measures):
+    """The same queries, in the same column, with the same values to the last bit."""
+    got = got.sort_values(got.columns[0]).reset_index(drop=True)
+    want = want.sort_values(want.columns[0]).reset_index(drop=True)
+    assert list(got.columns) == list(want.columns)
+    assert got.iloc[:, 0].tolist() == want.iloc[:, 0].tolist()
+    for m in measures:
+        a, b = got[m].to_numpy(np.float64), want[m].to_numpy(np.float64)
+        assert np.array_equal(a.view(np.int64), b.view(np.int64)), m  # bit for bit
+
+
+def test_the_data_has_what_the_conventions_differ_on():
+    for int_ids in (False, True):
+        qrels, run = collection(31, int_ids=int_ids)
+        assert (qrels["relevance"] < 0).any()  # negative grades
+        assert run.duplicated(["query_id", "score"]).any()  # ties
+        assert set(qrels["query_id"]) - set(run["query_id"])  # judged, not in the run
+        assert set(run["query_id"]) - set(qrels["query_id"])  # in the run, not judged
+        lightgbm = rankeval.evaluate(qrels, run, MEASURES, conventions="lightgbm")
+        by_doc_id = rankeval.evaluate(qrels, run, MEASURES, conventions="lightgbm",
+                                      ties="trec_eval")  # fmt: skip
+        assert lightgbm.equals(by_doc_id)  # ties="trec_eval" is the default: no override
+        tied = rankeval.evaluate(qrels, run, MEASURES, conventions=PRESET_OBJECTS["lightgbm"]
+                                 .replace(ties="trec_eval"))  # fmt: skip
+        assert (lightgbm != tied).any(axis=1).sum() >= 5  # ties change values
+
+
 # --- the partition function ------------------------------------------------------------
 
 
@@ -115,6 +156,27 @@ def test_partition_takes_one_measure_object_like_evaluate():
     np.testing.assert_allclose(one["AP"], want["AP"], rtol=0, atol=1e-12)
 
 
+def test_resolve_makes_evaluates_conventions():
+    from rankeval.distributed.partition import resolve
+
+    assert resolve("lightgbm") == PRESET_OBJECTS["lightgbm"]
+    assert resolve("lightgbm", ties="trec_eval").ties == "input"  # a default: no override
+    assert resolve("lightgbm", missing="zero").missing == "zero"
+    assert resolve(rankeval.Conventions(missing="zero")).missing == "zero"
+    with pytest.raises(TypeError, match="unexpected keyword argument.*'max_memory'"):
+        resolve(max_memory="1GB")
+    with pytest.raises(ValueError, match="conventions must be one of"):
+        resolve("treceval")
+
+
+def test_partition_takes_a_conventions_object():
+    qrels, run = collection(15)
+    only_qrels = union(qrels, run)
+    only_qrels = only_qrels[only_qrels["score"].isna()]
+    zero = evaluate_partition(only_qrels, MEASURES, rankeval.Conventions(missing="zero"))
+    assert len(zero) == only_qrels["query_id"].nunique()
+
+
 def test_partition_needs_its_columns():
     with pytest.raises(ValueError, match="needs the columns .*missing score"):
         evaluate_partition(pd.DataFrame({"query_id": [], "doc_id": [], "relevance": []}), "AP")
@@ -148,6 +210,35 @@ def test_dask_equals_evaluate(dask_client, conventions):
     _same(got, _expected(qrels, run, conventions))
 
 
+@pytest.mark.parametrize("scheduler", ["threads", "distributed"])
+@pytest.mark.parametrize("missing", ["skip", "zero"])
+@pytest.mark.parametrize("preset", PRESETS)
+def test_dask_presets_equal_evaluate_to_the_bit(request, preset, missing, scheduler):
+    """More partitions than queries: some hold only judged queries that the run lacks.
+    Dask's shuffle on disk (partd, the default without a distributed client) does not
+    keep the run's row order within a query: only the order column carried through the
+    shuffle does."""
+    import dask
+
+    config = {"scheduler": "threads", "dataframe.shuffle.method": "disk"}
+    if scheduler == "distributed":
+        request.getfixturevalue("dask_client")
+        config = {}
+    measures = PRESET_MEASURES.get(preset, MEASURES)
+    for int_ids, form in ((False, "object"), (True, "keyword")):
+        qrels, run = collection(31, int_ids=int_ids)
+        call = preset_call(preset, missing, form)
+        with dask.config.set(config):
+            got = rankeval.dask.evaluate(
+                dd.from_pandas(qrels, npartitions=3), dd.from_pandas(run, npartitions=4),
+                measures, npartitions=64, **call,
+            ).compute()
+        want = rankeval.evaluate(qrels, run, measures, **call).reset_index()
+        if missing == "zero":
+            assert len(want) == qrels["query_id"].nunique()
+        _bits(got, want, measures)
+
+
 def test_dask_more_partitions_than_queries_and_one_huge_query(dask_client):
     qrels, run = collection(4, n_queries=5, huge=20_000)
     got = rankeval.dask.evaluate(qrels, run, MEASURES, npartitions=40).compute()
@@ -178,6 +269,159 @@ def test_dask_reads_trec_and_parquet_files(tmp_path, dask_client):
     _same(from_parquet, _expected(qrels, run, {}))
 
 
+def big_files(folder, lines=20_000, seed=41, crlf=False):
+    """A run of ``lines`` lines in random line order (every query's lines spread over
+    the file), with ties, and its qrels; some judged queries are not in the run."""
+    rng = np.random.default_rng(seed)
+    n_q = lines // 100
+    qids = np.repeat(np.arange(n_q), 100)
+    docs = np.tile(np.arange(100), n_q)
+    order = rng.permutation(lines)
+    scores = np.round(rng.random(lines) * 5, 1)
+    end = "\r\n" if crlf else "\n"
+    run_lines = [f"q{qids[i]} Q0 d{docs[i]} 0 {scores[i]} tag{end}" for i in order]
+    run_path = folder / "run.txt"
+    run_path.write_text("".join(run_lines), newline="")
+    judged = [f"q{q} 0 d{d} {int(rng.integers(-1, 3))}\n"
+              for q in range(n_q + 20) for d in range(0, 100, 3)]  # fmt: skip
+    qrels_path = folder / "qrels.txt"
+    qrels_path.write_text("".join(judged))
+    return qrels_path, run_path
+
+
+def test_dask_reads_a_trec_file_in_blocks(tmp_path, dask_client):
+    qrels, run = big_files(tmp_path)
+    frame = rankeval.dask.read(run, "run", blocksize="64KB")
+    assert frame.npartitions > 5
+    assert rankeval.dask.read(run, "run", blocksize=None).npartitions == 1
+    whole = rankeval.read_run(run, as_frame=True)
+    pd.testing.assert_frame_equal(frame.compute().reset_index(drop=True), whole)
+    for call in ({}, {"conventions": "lightgbm"}, {"missing": "zero"},
+                 {"conventions": rankeval.Conventions(missing="zero", ties="input")}):
+        per_query = rankeval.dask.evaluate(qrels, run, MEASURES, blocksize="64KB", **call)
+        assert per_query.npartitions > 5
+        want = rankeval.evaluate(qrels, run, MEASURES, **call).reset_index()
+        _bits(per_query.compute(), want, MEASURES)
+
+
+def test_dask_default_blocksize_splits_a_million_line_run(tmp_path):
+    from rankeval.distributed.dask import BLOCKSIZE, _blocksize
+
+    assert _blocksize(BLOCKSIZE) == 16 * 10**6
+    for size, parts in ((35 * 10**6, 3), (130 * 10**6, 9)):  # 1M lines of ~35 bytes, more
+        path = tmp_path / f"run{size}.txt"
+        with open(path, "wb") as f:  # a sparse file: read() reads its first bytes only
+            f.write(b"q1 Q0 d1 1 0.5 t\n")
+            f.truncate(size)
+        assert rankeval.dask.read(path, "run").npartitions == parts
+        assert rankeval.dask.read(path, "run", blocksize="64MB").npartitions == -(-size // 64e6)
+
+
+@pytest.mark.parametrize("blocksize", [1, 7, 30, 64, 1000])
+def test_dask_blocks_hold_every_line_once(tmp_path, blocksize):
+    """Blocks smaller than a line, cut inside a CRLF, at a line's first byte: every line
+    is read once, in file order, with the values the whole-file reader gives."""
+    path = tmp_path / "run.txt"
+    lines = [f"q{i % 3} Q0 d{i} {i} {i / 3:.2f} t" + ("\r\n" if i % 2 else "\n")
+             for i in range(25)]  # fmt: skip
+    lines[4] = "# a comment\n"
+    lines[9] = "\n"
+    path.write_bytes("".join(lines).encode())
+    frame = rankeval.dask.read(path, "run", blocksize=blocksize)
+    assert frame.npartitions == max(1, -(-path.stat().st_size // blocksize))
+    got = frame.compute().reset_index(drop=True)
+    pd.testing.assert_frame_equal(got, rankeval.read_run(path, as_frame=True))
+
+
+@pytest.mark.parametrize("crlf", [False, True])
+def test_dask_block_errors_name_the_file_and_line(tmp_path, crlf):
+    from rankeval.io.trec import read_table
+
+    _, run = big_files(tmp_path, crlf=crlf)
+    lines = run.read_bytes().splitlines(keepends=True)
+    bad = lines[:15_000] + [b"q1 Q0 dX 0 high tag\n"] + lines[15_000:]
+    run.write_bytes(b"".join(bad))
+    with pytest.raises(ValueError) as whole:
+        read_table(run, "run")
+    assert "line 15001: score 'high' is not a number" in str(whole.value)
+    frame = rankeval.dask.read(run, "run", blocksize="64KB")
+    assert frame.npartitions > 5
+    with pytest.raises(ValueError) as blocks:
+        frame.compute()
+    assert str(blocks.value) == str(whole.value)
+    # a document twice in one block: both lines named, as the whole-file reader names them
+    twice = lines[:15_000] + [lines[14_990]] + lines[15_000:]
+    run.write_bytes(b"".join(twice))
+    with pytest.raises(ValueError) as whole:
+        read_table(run, "run")
+    with pytest.raises(ValueError) as blocks:
+        rankeval.dask.read(run, "run", blocksize="64KB").compute()
+    assert str(blocks.value) == str(whole.value)
+    assert "lines 14991 and 15001" in str(blocks.value)
+
+
+def test_dask_blocks_of_comments_and_compressed_files(tmp_path, dask_client):
+    import gzip
+
+    qrels, run = big_files(tmp_path, lines=5_000)
+    text = run.read_bytes()
+    padded = tmp_path / "padded.txt"  # a block of comments and blank lines only
+    head, tail = text[:30_000].rsplit(b"\n", 1)
+    padded.write_bytes(head + b"\n" + b"# comment\n\n" * 20_000 + tail + text[30_000:])
+    packed = tmp_path / "run.txt.gz"
+    packed.write_bytes(gzip.compress(text))
+    want = rankeval.evaluate(qrels, run, MEASURES).reset_index()
+    for path in (padded, packed):
+        per_query = rankeval.dask.evaluate(qrels, path, MEASURES, blocksize="16KB")
+        assert per_query.npartitions > 1
+        _bits(per_query.compute(), want, MEASURES)
+    assert rankeval.dask.read(packed, "run", blocksize="16KB").npartitions == 1
+
+
+def test_dask_columns_map_frames_as_evaluate_does(dask_client, tmp_path_factory):
+    qrels, run = collection(32, int_ids=True)
+    names = {"query_id": "user", "doc_id": "item", "relevance": "rating", "score": "pred"}
+    mine_q = qrels.rename(columns=names).assign(extra=1)
+    mine_r = run.rename(columns=names)
+    want = rankeval.evaluate(mine_q, mine_r, MEASURES, columns=names).reset_index()
+    assert want.columns[0] == "user"
+    for q, r in ((mine_q, mine_r), (dd.from_pandas(mine_q, npartitions=2),
+                                    dd.from_pandas(mine_r, npartitions=3))):
+        got = rankeval.dask.evaluate(q, r, MEASURES, columns=names, npartitions=4)
+        _bits(got.compute(), want, MEASURES)
+        means = rankeval.dask.means(got)
+        np.testing.assert_allclose(means[MEASURES], rankeval.aggregate(
+            want.set_index("user"))[MEASURES], rtol=1e-15)
+    # Parquet files with your names
+    folder = tmp_path_factory.mktemp("parquet")
+    mine_q.to_parquet(folder / "qrels.parquet")
+    mine_r.to_parquet(folder / "run.parquet")
+    got = rankeval.dask.evaluate(folder / "qrels.parquet", folder / "run.parquet", MEASURES,
+                                 columns=names)  # fmt: skip
+    _bits(got.compute(), want, MEASURES)
+    # a partial mapping, and a run ranked by a rank column (score = -rank, as evaluate)
+    ranked = run.assign(pos=run.groupby("query_id").cumcount() + 1).drop(columns="score")
+    partial = {"doc_id": "item", "rank": "pos"}
+    want = rankeval.evaluate(qrels.rename(columns={"doc_id": "item"}), ranked.rename(
+        columns={"doc_id": "item"}), MEASURES, columns=partial).reset_index()
+    got = rankeval.dask.evaluate(qrels.rename(columns={"doc_id": "item"}),
+                                 ranked.rename(columns={"doc_id": "item"}), MEASURES,
+                                 columns=partial, npartitions=3)  # fmt: skip
+    _bits(got.compute(), want, MEASURES)
+
+
+def test_dask_columns_errors_as_evaluate_gives_them():
+    qrels, run = collection(33, n_queries=4)
+    with pytest.raises(ValueError, match="columns maps \\['user_id'\\], which are not"):
+        rankeval.dask.evaluate(qrels, run, "AP", columns={"user_id": "u"})
+    with pytest.raises(ValueError, match="columns maps \\['user_id'\\], which are not"):
+        rankeval.evaluate(qrels, run, "AP", columns={"user_id": "u"})
+    with pytest.raises(ValueError, match="run: columns maps to \\['pred'\\], which the"):
+        rankeval.dask.evaluate(qrels, run, "AP", columns={"score": "pred"})
+    with pytest.raises(ValueError, match="run: columns maps to \\['pred'\\], which the"):
+        rankeval.evaluate(qrels, run, "AP", columns={"score": "pred"})
+
+
 def test_dask_means_equal_evaluate_means(dask_client):
     qrels, run = collection(8)
     got = rankeval.dask.means(rankeval.dask.evaluate(qrels, run, MEASURES, npartitions=3))
@@ -199,6 +443,20 @@ def test_dask_errors():
         rankeval.dask.evaluate(qrels, run, "AP", npartitions=0)
     with pytest.raises(ValueError, match="no file matches"):
         rankeval.dask.evaluate("/nonexistent/*.qrels", "/nonexistent/*.run", "AP")
+    # no query in common: evaluate refuses it; the means refuse it (not a NaN)
+    other = run.assign(query_id="z-" + run["query_id"])
+    with pytest.raises(ValueError, match="no query in common"):
+        rankeval.evaluate(qrels, other, "AP")
+    per_query = rankeval.dask.evaluate(qrels, other, "AP")
+    assert per_query.compute().empty
+    with pytest.raises(ValueError, match="rankeval.dask.means: the per-query table has no row"):
+        rankeval.dask.means(per_query)
+    with pytest.raises(FileNotFoundError, match="/nonexistent/run.txt"):
+        rankeval.dask.read("/nonexistent/run.txt", "run")  # at once, not when computed
+    with pytest.raises(TypeError, match="unexpected keyword argument.*'max_memory'"):
+        rankeval.dask.evaluate(qrels, run, "AP", max_memory="1GB")
+    with pytest.raises(ValueError, match="blocksize must be a positive number"):
+        rankeval.dask.evaluate(qrels, run, "AP", blocksize=0)
 
 
 # --- Spark -----------------------------------------------------------------------------
@@ -314,12 +572,61 @@ def test_spark_integer_ids(spark):
     _same(got, _expected(qrels, run, {}))
 
 
+@pytest.mark.parametrize("missing", ["skip", "zero"])
+@pytest.mark.parametrize("preset", PRESETS)
+def test_spark_presets_equal_evaluate_to_the_bit(spark, preset, missing):
+    import rankeval.spark
+
+    measures = PRESET_MEASURES.get(preset, MEASURES)
+    for int_ids, form in ((False, "object"), (True, "keyword")):
+        qrels, run = collection(31, int_ids=int_ids)
+        call = preset_call(preset, missing, form)
+        got = rankeval.spark.evaluate(
+            spark.createDataFrame(qrels), spark.createDataFrame(run), measures,
+            # more partitions than queries: some hold only judged queries the run lacks
+            num_partitions=64 if (missing, form) == ("zero", "object") else 3, **call,
+        )
+        got = _within(SPARK_JOB_TIMEOUT, "rankeval.spark.evaluate", got.toPandas)
+        want = rankeval.evaluate(qrels, run, measures, **call).reset_index()
+        _bits(got, want, measures)
+
+
+def test_spark_columns_map_frames_as_evaluate_does(spark):
+    import rankeval.spark
+
+    qrels, run = collection(32)
+    names = {"query_id": "user", "doc_id": "item", "relevance": "rating", "score": "pred"}
+    mine_q, mine_r = qrels.rename(columns=names).assign(extra=1), run.rename(columns=names)
+    got = rankeval.spark.evaluate(spark.createDataFrame(mine_q), spark.createDataFrame(mine_r),
+                                  MEASURES, columns=names, num_partitions=3)  # fmt: skip
+    want = rankeval.evaluate(mine_q, mine_r, MEASURES, columns=names).reset_index()
+    _bits(_within(SPARK_JOB_TIMEOUT, "rankeval.spark.evaluate", got.toPandas), want, MEASURES)
+    means = rankeval.spark.means(got)
+    np.testing.assert_allclose(means[MEASURES], rankeval.aggregate(
+        want.set_index("user"))[MEASURES], rtol=1e-15)
+    # a partial mapping, and a run ranked by a rank column (score = -rank, as evaluate)
+    ranked = run.assign(pos=run.groupby("query_id").cumcount() + 1).drop(columns="score")
+    partial = {"doc_id": "item", "rank": "pos"}
+    q, r = qrels.rename(columns={"doc_id": "item"}), ranked.rename(columns={"doc_id": "item"})
+    got = rankeval.spark.evaluate(spark.createDataFrame(q), spark.createDataFrame(r), MEASURES,
+                                  columns=partial, num_partitions=2)  # fmt: skip
+    want = rankeval.evaluate(q, r, MEASURES, columns=partial).reset_index()
+    _bits(_within(SPARK_JOB_TIMEOUT, "rankeval.spark.evaluate", got.toPandas), want, MEASURES)
+    with pytest.raises(ValueError, match="run: columns maps to \\['pred'\\], which the"):
+        rankeval.spark.evaluate(spark.createDataFrame(qrels), spark.createDataFrame(run), "AP",
+                                columns={"score": "pred"})  # fmt: skip
+
+
 def test_spark_errors(spark):
     import rankeval.spark
 
     with pytest.raises(TypeError, match="must be a Spark DataFrame"):
         rankeval.spark.evaluate(pd.DataFrame(), pd.DataFrame(), "AP")
     qrels, run = collection(13, n_queries=3)
+    other = spark.createDataFrame(run.assign(query_id="z-" + run["query_id"]))
+    per_query = rankeval.spark.evaluate(spark.createDataFrame(qrels), other, "AP")
+    with pytest.raises(ValueError, match="rankeval.spark.means: the per-query table has no row"):
+        rankeval.spark.means(per_query)
     with pytest.raises(ValueError, match="lacks the column"):
         rankeval.spark.evaluate(
             spark.createDataFrame(qrels.rename(columns={"doc_id": "doc"})),

@@ -477,14 +477,14 @@ def test_your_column_names_name_the_index():
     assert rankeval.evaluate(qrels, run, ["AP"], columns=names).index.name == "user"
 
 
-def test_dask_refuses_columns_rather_than_ignoring_them():
+def test_dask_takes_columns_as_evaluate_does():
     pytest.importorskip("dask.dataframe")
     import rankeval.dask
 
     qrels = pd.DataFrame({"user": ["u"], "doc_id": ["a"], "relevance": [1]})
     run = pd.DataFrame({"user": ["u"], "doc_id": ["a"], "score": [1.0]})
-    with pytest.raises(TypeError, match="columns= is not taken here"):
-        rankeval.dask.evaluate(qrels, run, ["AP"], columns={"query_id": "user"})
+    got = rankeval.dask.evaluate(qrels, run, ["AP"], columns={"query_id": "user"}).compute()
+    assert got.columns.tolist() == ["user", "AP"] and got["AP"].tolist() == [1.0]
 
 
 def test_complete_per_query_prints_missing_queries_as_trec_eval_10(tmp_path, files):

@@ -13,20 +13,130 @@ order of the run's rows decides ties, and a shuffle does not keep that order: th
 adapters then add a column ``order`` (the row's position in the input run), by which
 the partition function puts the run rows back in input order.
 
+The conventions are resolved once, on the driver, by :func:`resolve` (a preset such
+as ``"lightgbm"``, a :class:`~rankeval.Conventions`, keyword arguments over either),
+and the frozen :class:`~rankeval.Conventions` object is what every partition
+receives: a partition never reads a raw keyword, so ``conventions="lightgbm"`` orders
+ties by input as ``ties="input"`` does, and ``missing="zero"`` given inside a
+:class:`~rankeval.Conventions` scores the judged queries the run lacks.
+
 Chapter: :doc:`/chapters/20_evaluating_at_scale`.
 """
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from ..evaluation import evaluate
+from ..evaluation.conventions import Conventions
+from ..evaluation.conventions import conventions as _resolve
 from ..evaluation.core import measures_and_labels
 from ..io.canonical import VALUE
 
-__all__ = ["evaluate_partition", "union", "result_columns"]
+__all__ = ["evaluate_partition", "union", "result_columns", "resolve"]
 
 COLUMNS = ("query_id", "doc_id", "relevance", "score")
+# The keys of a ``columns`` mapping, and those that concern each input (as evaluate's)
+_CANONICAL = ("query_id", "doc_id", "relevance", "score", "rank")
+_OF_KIND = {"qrels": ("query_id", "doc_id", "relevance"),
+            "run": ("query_id", "doc_id", "score", "rank")}  # fmt: skip
+
+
+def resolve(conventions=None, **options) -> Conventions:
+    """The one :class:`~rankeval.Conventions` of an evaluation, as :func:`rankeval.evaluate`
+    makes it: the preset or object ``conventions`` with every keyword argument that
+    differs from its default applied over it. The adapters call it once, on the driver,
+    and ship the result to every partition.
+
+    Parameters
+    ----------
+    conventions : str or Conventions, optional
+        A preset's name (``"trec_eval"``, ``"pytrec_eval"``, ``"sklearn"``,
+        ``"lightgbm"``, ``"xgboost"``) or a :class:`~rankeval.Conventions`.
+    **options
+        ``threshold``, ``ties``, ``ideal``, ``missing``, ``judged_only``,
+        ``score_precision``, ``grades``, ``max_docs``, as for :func:`rankeval.evaluate`.
+
+    Returns
+    -------
+    Conventions
+        Frozen and checked.
+
+    Raises
+    ------
+    TypeError
+        A keyword argument that :func:`rankeval.evaluate` does not take.
+
+    Examples
+    --------
+    >>> from rankeval.distributed.partition import resolve
+    >>> resolve("lightgbm").ties
+    'input'
+    >>> resolve("lightgbm", ties="trec_eval").ties  # the default: no override
+    'input'
+    >>> resolve(missing="zero").missing
+    'zero'
+    """
+    names = {f.name for f in dataclasses.fields(Conventions)} - {"gain", "no_relevant"}
+    unknown = sorted(set(options) - names)
+    if unknown:
+        raise TypeError(
+            f"unexpected keyword argument(s) {', '.join(map(repr, unknown))}; the conventions "
+            f"are {', '.join(sorted(names))}, or conventions= (a preset or a Conventions)"
+        )
+    return _resolve(conventions, **options)
+
+
+def column_names(columns, kind: str, available, what: str) -> dict:
+    """``{canonical: the frame's column}`` for one input, from a ``columns`` mapping with
+    :func:`rankeval.evaluate`'s meaning (canonical -> yours, one mapping for both inputs).
+
+    A qrels frame needs ``query_id``, ``doc_id`` and ``relevance``; a run frame
+    ``query_id``, ``doc_id`` and ``score``, or ``rank`` when it has no score column
+    (the score is then minus the rank, as ``evaluate`` reads it). ``what`` names the
+    kind of frame in messages.
+    """
+    mapping = dict(columns or {})
+    unknown = sorted(set(map(str, mapping)) - set(_CANONICAL))
+    if unknown:
+        raise ValueError(
+            f"columns maps {unknown}, which are not canonical column names; use query_id, "
+            "doc_id, relevance, score or rank as keys"
+        )
+    available = list(available)
+    mine = {c: mapping.get(c, c) for c in _OF_KIND[kind]}
+    absent = [mine[c] for c in _OF_KIND[kind] if c in mapping and mine[c] not in available]
+    if absent:
+        raise ValueError(
+            f"{kind}: columns maps to {absent}, which the {what} does not have (it has "
+            f"{available})"
+        )
+    value = value_column(kind)
+    need = ["query_id", "doc_id"]
+    if kind == "run" and mine[value] not in available and mine["rank"] in available:
+        need.append("rank")
+    else:
+        need.append(value)
+    lacking = [mine[c] for c in need if mine[c] not in available]
+    if lacking:
+        alternative = " (or rank)" if kind == "run" else ""
+        raise ValueError(
+            f"the {kind} {what} lacks the column(s) {', '.join(lacking)}; it needs "
+            f"query_id, doc_id and {value}{alternative} (it has {available}); map your "
+            "names with columns={'query_id': ..., 'doc_id': ..., " f"'{value}': ...}}"
+        )
+    return {c: mine[c] for c in need}
+
+
+def no_rows(what: str) -> ValueError:
+    """The error of a mean over no query (a NaN that nothing would explain)."""
+    return ValueError(
+        f"{what}: the per-query table has no row, so there is no mean: the qrels and the "
+        "run have no query in common (rankeval.evaluate refuses such inputs), or the "
+        "inputs are empty"
+    )
 
 
 def result_columns(measures) -> list[str]:
@@ -37,18 +147,6 @@ def result_columns(measures) -> list[str]:
 def value_column(kind: str) -> str:
     """The value column of a qrels (``relevance``) or run (``score``) table."""
     return VALUE[kind]
-
-
-def check_columns(columns, kind: str, what: str) -> None:
-    """Refuse a qrels or run frame (``what``: its kind of frame) without the canonical
-    columns, naming the ones it lacks."""
-    value = value_column(kind)
-    missing = [c for c in ("query_id", "doc_id", value) if c not in columns]
-    if missing:
-        raise ValueError(
-            f"the {kind} {what} lacks the column(s) {', '.join(missing)}; it needs "
-            f"query_id, doc_id and {value}"
-        )
 
 
 def _dtype_kind(dtype) -> str | None:
@@ -115,7 +213,7 @@ def _as_arrow(batch):
     return batch
 
 
-def evaluate_partition(batch, measures, **conventions):
+def evaluate_partition(batch, measures, conventions=None, **options):
     """Per-query values of the queries held whole in one partition.
 
     Parameters
@@ -123,13 +221,17 @@ def evaluate_partition(batch, measures, **conventions):
     batch : pandas.DataFrame or pyarrow.Table or pyarrow.RecordBatch
         Rows of whole queries with the columns ``query_id``, ``doc_id``,
         ``relevance`` (the grade; null on run rows) and ``score`` (null on qrels
-        rows). Every row of a query must be in this batch: the adapters ensure it
-        by partitioning on ``query_id``.
+        rows), and ``order`` (a run row's position in the input) when ties are
+        broken by input order. Every row of a query must be in this batch: the
+        adapters ensure it by partitioning on ``query_id``.
     measures : str or list of str
         Measure names, as for :func:`rankeval.evaluate`.
-    **conventions
+    conventions : str or Conventions, optional
+        As for :func:`rankeval.evaluate`; the adapters pass the
+        :class:`~rankeval.Conventions` that :func:`resolve` made on the driver.
+    **options
         Keyword arguments of :func:`rankeval.evaluate` (``threshold``, ``ties``,
-        ``missing``, ``judged_only``, ...).
+        ``missing``, ``judged_only``, ...), applied over ``conventions``.
 
     Returns
     -------
@@ -166,6 +268,7 @@ def evaluate_partition(batch, measures, **conventions):
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    chosen = resolve(conventions, **options)
     labels = result_columns(measures)
     table = _as_arrow(batch)
     id_type = table.schema.field("query_id").type
@@ -185,9 +288,9 @@ def evaluate_partition(batch, measures, **conventions):
     if not len(judged):
         return empty
     shared = pc.any(pc.is_in(judged, value_set=pc.unique(run["query_id"]))).as_py()
-    if not shared and conventions.get("missing", "skip") != "zero":
+    if not shared and chosen.missing != "zero":
         return empty  # evaluate would find nothing to score
-    values = evaluate(qrels, run, measures, **conventions)
+    values = evaluate(qrels, run, measures, conventions=chosen)
     values.columns = labels
     out = values.reset_index()
     if integer_ids:
