@@ -742,3 +742,31 @@ def test_mllib_ranking_metrics_equal_rankeval_spark(spark):
         assert mllib(plain, "meanAveragePrecisionAt", k) == pytest.approx(want, abs=1e-9)
         if k == 3:  # and the two conventions differ on this data
             assert abs(want - ours["AP@3"].mean()) > 1e-3
+
+
+def test_dask_settles_missing_once_without_a_warning_per_partition():
+    """Issue 52, item 3 on Dask: missing=None is settled on the driver from the run's
+    form (scores: skip; ranks only: zero), so no partition warns with a count of its
+    own part of the queries, and the values equal evaluate's."""
+    import warnings
+
+    pytest.importorskip("dask.dataframe")
+    import dask.dataframe as dd
+
+    import rankeval.dask as rd
+
+    q = pd.DataFrame({"query_id": ["a", "a", "b", "c", "d"], "doc_id": ["x", "y", "x", "z", "z"],
+                      "relevance": [1, 0, 1, 1, 2]})
+    r = pd.DataFrame({"query_id": ["a", "a", "b"], "doc_id": ["x", "y", "x"],
+                      "score": [1.0, 2.0, 3.0]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        scored = rd.evaluate(dd.from_pandas(q, npartitions=3), dd.from_pandas(r, npartitions=2),
+                             ["P@1", "AP"], npartitions=3).compute()
+        ranked = rd.evaluate(q, r.assign(rank=[2, 1, 1]).drop(columns="score"),
+                             ["P@1", "AP"], npartitions=3).compute()
+    assert sorted(scored["query_id"]) == ["a", "b"]
+    assert sorted(ranked["query_id"]) == ["a", "b", "c", "d"]
+    whole = rankeval.evaluate(q, r.assign(rank=[2, 1, 1]).drop(columns="score"), ["P@1", "AP"])
+    got = ranked.set_index("query_id").sort_index()
+    assert got["AP"].tolist() == whole["AP"].tolist()

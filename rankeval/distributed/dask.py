@@ -40,6 +40,8 @@ from .partition import (
     no_rows,
     resolve,
     result_columns,
+    run_gives_positions,
+    settle_missing,
     value_column,
 )
 
@@ -336,6 +338,14 @@ def evaluate(qrels, run, measures, *, npartitions=None, blocksize=BLOCKSIZE, col
     computed first, a cumulative count, and carried through the shuffle. Since every
     query is scored inside a single partition, a value cannot depend on the split.
 
+    ``missing=None`` (the default) is settled here, from the run's form as
+    :func:`rankeval.evaluate` settles it: a frame with a ``rank`` column and no
+    ``score`` counts every judged query (``"zero"``), any other run skips the judged
+    queries it lacks (``"skip"``, trec_eval's rule). Unlike :func:`rankeval.evaluate`,
+    no warning gives their number (no single process sees every query before the
+    computation): pass ``missing="zero"`` or ``"skip"`` to say which you mean, and
+    compare the result's length with the number of judged queries.
+
     Chapter: :doc:`/chapters/20_evaluating_at_scale`.
 
     Examples
@@ -359,7 +369,8 @@ def evaluate(qrels, run, measures, *, npartitions=None, blocksize=BLOCKSIZE, col
     dd = _require()
     import pandas as pd
 
-    chosen = resolve(conventions, **options)  # once, on the driver
+    # once, on the driver; missing=None made explicit from the run's form
+    chosen = settle_missing(resolve(conventions, **options), run_gives_positions(run, columns))
     labels = result_columns(measures)
     blocksize = _blocksize(blocksize)
     q = _frame(qrels, "qrels", columns, blocksize)

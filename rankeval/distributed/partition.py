@@ -35,7 +35,8 @@ from ..evaluation.conventions import conventions as _resolve
 from ..evaluation.core import measures_and_labels
 from ..io.canonical import VALUE
 
-__all__ = ["evaluate_partition", "union", "result_columns", "resolve"]
+__all__ = ["evaluate_partition", "union", "result_columns", "resolve", "settle_missing",
+           "run_gives_positions"]
 
 COLUMNS = ("query_id", "doc_id", "relevance", "score")
 # The keys of a ``columns`` mapping, and those that concern each input (as evaluate's)
@@ -87,6 +88,34 @@ def resolve(conventions=None, **options) -> Conventions:
             f"are {', '.join(sorted(names))}, or conventions= (a preset or a Conventions)"
         )
     return _resolve(conventions, **options)
+
+
+def settle_missing(chosen: Conventions, positions: bool) -> Conventions:
+    """``chosen`` with ``missing=None`` made explicit on the driver, as
+    :func:`rankeval.evaluate` reads it from the run's form: ``"zero"`` for a run that
+    gives positions (a ``rank`` column and no ``score``), ``"skip"`` (trec_eval's rule)
+    for one with scores. Every partition then scores by the same rule, and none warns
+    with a count of its own part of the queries (a partition sees only some of them).
+
+    >>> settle_missing(resolve(), positions=True).missing
+    'zero'
+    >>> settle_missing(resolve(missing="skip"), positions=True).missing
+    'skip'
+    """
+    if chosen.missing is not None:
+        return chosen
+    return dataclasses.replace(chosen, missing="zero" if positions else "skip")
+
+
+def run_gives_positions(run, columns=None) -> bool:
+    """Whether a run frame (pandas, Dask or Spark) gives ranks and no scores, after
+    ``columns``: a ``rank`` column and no ``score`` column. Files give scores."""
+    names = getattr(run, "columns", None)
+    if names is None or isinstance(run, (str, bytes)):
+        return False
+    mapping = dict(columns or {})
+    names = set(map(str, names))
+    return mapping.get("rank", "rank") in names and mapping.get("score", "score") not in names
 
 
 def column_names(columns, kind: str, available, what: str) -> dict:

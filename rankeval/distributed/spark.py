@@ -27,6 +27,8 @@ from .partition import (
     no_rows,
     resolve,
     result_columns,
+    run_gives_positions,
+    settle_missing,
 )
 
 __all__ = ["evaluate", "means"]
@@ -113,6 +115,14 @@ def evaluate(qrels, run, measures, *, num_partitions=None, columns=None, convent
     ``ties="input"`` does, and ``missing="zero"``, given either way, scores the
     judged queries that the run lacks.
 
+    ``missing=None`` (the default) is settled here, from the run's form as
+    ``rankeval.evaluate`` settles it: a frame with a ``rank`` column and no
+    ``score`` counts every judged query (``"zero"``), any other run skips the judged
+    queries it lacks (``"skip"``, trec_eval's rule). Unlike :func:`rankeval.evaluate`,
+    no warning gives their number (no single process sees every query before the
+    computation): pass ``missing="zero"`` or ``"skip"`` to say which you mean, and
+    compare the result's length with the number of judged queries.
+
     Chapter: :doc:`/chapters/20_evaluating_at_scale`.
     """
     _require()
@@ -120,7 +130,8 @@ def evaluate(qrels, run, measures, *, num_partitions=None, columns=None, convent
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
 
-    chosen = resolve(conventions, **options)  # once, on the driver
+    # once, on the driver; missing=None made explicit from the run's form
+    chosen = settle_missing(resolve(conventions, **options), run_gives_positions(run, columns))
     qrels = _canonical(qrels, "qrels", columns)
     run = _canonical(run, "run", columns)
     check_id_types(dict(qrels.dtypes), dict(run.dtypes))
