@@ -721,6 +721,8 @@ def expected_exposure(rankings, relevance, *, patience=0.5):
 def _item_genres(item, genres) -> dict:
     """``p(g | i)``: item ``i``'s genres as shares summing to 1."""
     dist = _lookup(genres, item, "genres")
+    if isinstance(dist, Mapping) and not dist:
+        raise ValueError(f"item {item!r} has no genre")
     if isinstance(dist, Mapping):
         weights = {g: _finite_number(w, item, f"weight of genre {g!r}")
                    for g, w in dist.items()}
