@@ -2,8 +2,9 @@ r"""Beyond-accuracy measures of recommendation lists, and sampled-metric evaluat
 
 Every measure takes the recommendations as a *run*: ``{user: [item, ...]}`` (ranked
 lists, best first) or a table with columns ``query_id``, ``doc_id``, ``score`` as
-:func:`rankeval.evaluate` reads it (ranked by score, descending; ties by ``doc_id``
-descending, the trec_eval rule). Item popularity, features or genres come as mappings
+:func:`rankeval.evaluate` reads it, ranked by the function that ranks it for
+``evaluate`` (:func:`rankeval.ranking.ranked_ids`: score descending; ties by ``doc_id``
+descending compared as text, integer ids as their decimal text, the trec_eval rule). Item popularity, features or genres come as mappings
 from item id to value.
 
 Chapter: :doc:`/chapters/24_beyond_accuracy`.
