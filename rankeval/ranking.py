@@ -36,7 +36,7 @@ from .io.canonical import canonical_table
 from .metrics.validation import check_choice, check_k, check_threshold
 
 __all__ = ["RankedRun", "rank_run", "release_memory", "check_options", "by_query_and_score",
-           "compared_scores"]
+           "compared_scores", "ranked_ids"]
 
 TIES = ("trec_eval", "input", "average")
 IDEAL = ("judged", "retrieved")
@@ -651,6 +651,60 @@ def by_query_and_score(q: np.ndarray, s: np.ndarray) -> np.ndarray:
     order = pc.sort_indices(pa.table({"q": q, "s": s}),
                             sort_keys=[("q", "ascending"), ("s", "descending")])
     return order.to_numpy().astype(np.intp)
+
+
+def ranked_ids(run, *, columns=None) -> dict:
+    """Every query's document ids in the order :func:`rank_run` ranks them.
+
+    Parameters
+    ----------
+    run : str, os.PathLike, file, dict, pandas.DataFrame or pyarrow.Table
+        A run in any form :func:`rank_run` reads, read and checked the same way.
+    columns : dict, optional
+        The run's column names, canonical -> yours (see :func:`rank_run`).
+
+    Returns
+    -------
+    dict
+        Query id to the list of its document ids, best first; queries sorted as
+        :attr:`RankedRun.query_ids` (strings by their UTF-8 bytes, integers numerically).
+
+    Notes
+    -----
+    The order is :func:`rank_run`'s with its default ``ties="trec_eval"`` and
+    ``score_precision="double"``: score descending, then equal scores by document id
+    descending, compared byte by byte as text (integer ids as their decimal text, so
+    ``9``, ``100``, ``10``), by the same two steps (the sort by query and score, then
+    the tie rule on the ids). For callers that need the ids rather than the grades
+    (:func:`rankeval.beyond.ranked_lists`): a cut at ``k`` keeps the documents that
+    :func:`rankeval.evaluate` scores at ``k``.
+
+    Chapter: :doc:`/chapters/14_evaluating_a_run`.
+
+    Examples
+    --------
+    >>> from rankeval.ranking import ranked_ids
+    >>> ranked_ids({"u": {100: 1.0, 10: 1.0, 9: 1.0, 7: 2.0}})
+    {'u': [7, 9, 100, 10]}
+    """
+    if columns is not None and not isinstance(columns, dict):
+        raise TypeError(f"columns must be a dict canonical name -> yours, got {columns!r}")
+    rt = canonical_table(run, "run", _only(columns, ("query_id", "doc_id", "score", "rank")))
+    values, index = _split(rt.column("query_id"))
+    queries = _sorted_unique(values)
+    codes = _codes(values, queries)[index]
+    scores = rt.column("score").to_numpy().astype(np.float64, copy=False)
+    rows = np.arange(codes.size, dtype=np.intp)
+    order = _rank_order(codes, scores, rows, "trec_eval", len(queries))
+    if order.size > 1:
+        _by_doc_id_descending(order, codes[order], scores[order], rows, rt.column("doc_id"))
+    counts = np.bincount(codes, minlength=len(queries)).tolist()
+    docs = rt.column("doc_id").take(order).to_pylist()
+    out, start = {}, 0
+    for query, n in zip(queries.to_pylist(), counts, strict=True):
+        out[query] = docs[start : start + n]
+        start += n
+    return out
 
 
 def check_options(*, threshold, ties, judged_only, missing, ideal, score_precision, grades,

@@ -155,3 +155,9 @@ def test_system_tau():
     assert abs(system_tau(a, b) - 4 / 6) <= TOL
     with pytest.raises(ValueError, match="same"):
         system_tau(a, {"A": 1.0, "B": 2.0})
+
+
+def test_rating_table_refuses_repeated_categories():
+    # a repeated category counted every label twice, and fleiss_kappa's n with it
+    with pytest.raises(ValueError, match="categories repeat a value"):
+        rating_table([[0, 1, 1], [2, 2, 2]], categories=[0, 1, 1, 2])

@@ -37,8 +37,9 @@ MAY_IMPORT = {
     # other layer's code, arrays in and out
     "online": set(),
     # beyond accuracy, assessor agreement, discriminative power (chapters 24 and 25):
-    # frames and arrays in; Kendall's tau between system rankings from stats
-    "beyond": {"stats", "metrics"},
+    # frames and arrays in; Kendall's tau between system rankings from stats; a scored
+    # table ranked by ranking's own function (ranked_ids), so its ties match evaluate's
+    "beyond": {"stats", "ranking", "metrics"},
     "cli": {"reporting", "stats", "evaluation", "measures", "ranking", "io", "metrics"},
     # public front doors: rankeval/__init__.py and the thin public modules
     # rankeval.dask, rankeval.spark, rankeval.ltr (re-exports, nothing else)

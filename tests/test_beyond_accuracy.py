@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 from scipy.stats import hypergeom
 
+import rankeval
 from rankeval.beyond import (
     average_recommendation_popularity,
     catalogue_coverage,
@@ -33,7 +34,7 @@ def test_ranked_lists_from_a_table_breaks_ties_by_doc_id_descending():
     table = pd.DataFrame({"query_id": ["u", "u", "u"], "doc_id": ["a", "c", "b"],
                           "score": [1.0, 2.0, 1.0]})
     assert ranked_lists(table) == {"u": ["c", "b", "a"]}
-    with pytest.raises(ValueError, match="repeats"):
+    with pytest.raises(ValueError, match="repeats the item 'a'"):
         ranked_lists({"u": ["a", "a"]})
     with pytest.raises(TypeError):
         ranked_lists([["a"]])
@@ -159,3 +160,183 @@ def test_sampled_hit_mean_matches_its_closed_form():
     assert abs(np.mean(draws) - closed) < 4 * se
     # sampling can only move the held-out item up
     assert (sampled_ranks(scores, held, m) <= ranks).all()
+
+
+# --- issue 52, item 4: a table's ties are broken by evaluate's rule -----------------------
+# trec_eval sorts equal scores by document id, descending, compared as C strings
+# (strcmp, byte by byte); an integer id compares as its decimal text. The orders
+# below are written out by hand from that rule.
+TIE_CASES = [
+    # all tied: "9" > "100" > "10" as text (numerically it would be 100, 10, 9)
+    ([100, 10, 9], [1.0, 1.0, 1.0], [9, 100, 10]),
+    # mixed widths, two tied groups under a distinct top score:
+    # 2.0: 5; 1.0: "3" > "200" > "20" > "1000" > "1" (a proper prefix is the smaller);
+    # 0.5: "7" > "60"
+    ([1, 20, 5, 3, 200, 1000, 60, 7], [1.0, 1.0, 2.0, 1.0, 1.0, 1.0, 0.5, 0.5],
+     [5, 3, 200, 20, 1000, 1, 7, 60]),
+    # string ids: "d9" > "d100" > "d10"; "B" (0x42) < "a" (0x61): byte order, not case
+    (["d10", "d9", "d100", "a", "B"], [1.0, 1.0, 1.0, 0.0, 0.0],
+     ["d9", "d100", "d10", "a", "B"]),
+]
+
+
+@pytest.mark.parametrize(("docs", "scores", "expected"), TIE_CASES)
+def test_ranked_lists_of_a_table_order_ties_as_trec_eval(docs, scores, expected):
+    table = pd.DataFrame({"query_id": ["u"] * len(docs), "doc_id": docs, "score": scores})
+    assert ranked_lists(table) == {"u": expected}
+    assert ranked_lists(table, k=2) == {"u": expected[:2]}
+    # the same order as the ranking evaluate scores: grade = 1 + position in `expected`
+    qrels = {"u": {d: float(i + 1) for i, d in enumerate(expected)}}
+    grades = rankeval.rank_run(qrels, table).ragged()[0]
+    assert grades.tolist() == [float(i + 1) for i in range(len(expected))]
+
+
+def test_a_measure_cut_at_k_from_a_table_keeps_evaluates_top_k():
+    table = pd.DataFrame({"query_id": ["u"] * 3, "doc_id": [100, 10, 9], "score": [1.0] * 3})
+    pop = {9: 1, 100: 5, 10: 7}
+    # trec_eval's top 1 is 9 (see above), not 100
+    assert average_recommendation_popularity(table, pop, k=1) == 1.0
+    assert catalogue_coverage(table, [9, 10, 100, 11], k=1) == 0.25
+
+
+def test_ranked_lists_match_rank_run_on_random_tied_tables():
+    rng = np.random.default_rng(52)
+    n = 400
+    widths = rng.integers(1, 6, n)
+    ids = np.unique(rng.integers(0, 10 ** widths))  # integer ids of 1 to 5 digits
+    ids = rng.permutation(ids)[:120]
+    rows = []
+    for q in ["q1", "q2", "q10"]:
+        chosen = rng.choice(ids, 40, replace=False)
+        for d in chosen:
+            rows.append((q, int(d), float(rng.integers(0, 4))))  # four score levels: ties
+    table = pd.DataFrame(rows, columns=["query_id", "doc_id", "score"]).sample(
+        frac=1.0, random_state=1)  # rows in no order
+    for frame in [table, table.astype({"doc_id": str})]:
+        lists = ranked_lists(frame)
+        assert list(lists) == ["q1", "q10", "q2"]  # query ids by their bytes
+        for q, items in lists.items():
+            # oracle: trec_eval's rule by two stable Python sorts: ids by their
+            # text's bytes, descending; then scores, descending
+            sub = list(zip(frame.loc[frame["query_id"] == q, "doc_id"],
+                           frame.loc[frame["query_id"] == q, "score"], strict=True))
+            sub.sort(key=lambda t: str(t[0]).encode(), reverse=True)
+            sub.sort(key=lambda t: -t[1])
+            oracle = [d for d, _ in sub]
+            assert items == oracle
+            qrels = {q: {d: float(i + 1) for i, d in enumerate(items)}}
+            grades = rankeval.rank_run(qrels, frame[frame["query_id"] == q]).ragged()[0]
+            assert grades.tolist() == [float(i + 1) for i in range(len(items))]
+
+
+def test_ranked_lists_refuse_what_evaluate_refuses():
+    with pytest.raises(ValueError, match="score"):  # NaN was ranked last, silently
+        ranked_lists(pd.DataFrame({"query_id": ["u", "u"], "doc_id": [1, 2],
+                                   "score": [1.0, np.nan]}))
+    with pytest.raises(ValueError, match="document 1 listed twice"):
+        ranked_lists(pd.DataFrame({"query_id": ["u", "u"], "doc_id": [1, 1],
+                                   "score": [1.0, 2.0]}))
+    with pytest.raises(TypeError, match="k must be"):
+        ranked_lists(RUN, k=2.5)
+    with pytest.raises(ValueError, match="k must be"):
+        ranked_lists(RUN, k=0)
+
+
+# --- issue 52, item 11, and other silent failures of beyond ------------------------------
+
+
+@pytest.mark.parametrize(("kwargs", "name"), [
+    ({"n_negatives": 3.5}, "n_negatives"),  # was nan
+    ({"k": 2.5}, "k"),  # was nan or floored
+    ({"k": 2.0}, "k"),
+    ({"n_items": 100.5}, "n_items"),
+    ({"n_negatives": True}, "n_negatives"),
+])
+def test_expected_sampled_hit_refuses_a_non_integer_count(kwargs, name):
+    args = {"ranks": [5, 40], "n_items": 100, "n_negatives": 3, "k": 2} | kwargs
+    with pytest.raises(TypeError, match=f"^{name} must be a positive integer"):
+        expected_sampled_hit(**args)
+
+
+def test_expected_sampled_hit_names_the_argument_out_of_range():
+    with pytest.raises(ValueError, match="^k must be a positive integer"):
+        expected_sampled_hit([5], 100, 3, 0)
+    with pytest.raises(ValueError, match="n_negatives must lie in 1..n_items - 1 = 1..99"):
+        expected_sampled_hit([5], 100, 100, 1)
+
+
+def test_other_counts_of_beyond_refuse_non_integers():
+    scores = np.array([[0.5, 0.9, 0.1, 0.5]])
+    with pytest.raises(TypeError, match="^n_negatives must be a positive integer, got 2.5"):
+        sampled_ranks(scores, [0], n_negatives=2.5)
+    with pytest.raises(TypeError, match="^k must be"):
+        rank_metrics([1, 2], 2.5)
+    with pytest.raises(TypeError, match="^n must be"):
+        position_exposure(2.5)
+    with pytest.raises(TypeError, match="^n_users must be"):
+        novelty(RUN, POP, 8.0)
+    with pytest.raises(ValueError, match="patience"):
+        position_exposure(3, model="rbp", patience=float("nan"))
+    with pytest.raises(ValueError, match="shape"):
+        full_ranks(np.zeros((0, 3)), np.zeros(0, dtype=int))
+
+
+def test_miscalibration_of_a_zero_mass_genre():
+    # an item whose genre weights are all 0 has no p(g | i): a ValueError naming it
+    # (was ZeroDivisionError)
+    genres = {"a": {"x": 1.0}, "b": {"x": 0.0}}
+    with pytest.raises(ValueError, match=r"genre weights of item 'b' sum to 0 \(\{'x': 0.0\}\)"):
+        miscalibration({"u": ["a"]}, {"u": ["a", "b"]}, genres)
+    # a genre of weight 0 next to others: p(y | u) = 0 adds nothing (0 log 0 = 0)
+    genres = {"a": {"x": 1.0, "y": 0.0}, "b": {"z": 2.0}, "c": {"y": 1.0}}
+    # p = x 0.5, z 0.5 (y 0); list [b]: q = z 1 -> q~(x) = 0.005, q~(z) = 0.995
+    expected = 0.5 * math.log(0.5 / 0.005) + 0.5 * math.log(0.5 / 0.995)
+    assert miscalibration({"u": ["b"]}, {"u": ["a", "b"]}, genres) == \
+        pytest.approx(expected, abs=1e-12)
+    # a list with mass on y, which p does not hold: not in the sum, still finite
+    value = miscalibration({"u": ["c", "b"]}, {"u": ["a", "b"]}, genres)
+    q_x, q_z = 0.99 * 0 + 0.01 * 0.5, 0.99 * 0.5 + 0.01 * 0.5
+    assert value == pytest.approx(0.5 * math.log(0.5 / q_x) + 0.5 * math.log(0.5 / q_z),
+                                  abs=1e-12)
+    with pytest.raises(ValueError, match="item 'b' has no genre"):
+        miscalibration({"u": ["a"]}, {"u": ["a", "b"]}, {"a": ["x"], "b": {}})
+    with pytest.raises(ValueError, match="negative weight"):
+        miscalibration({"u": ["a"]}, {"u": ["a"]}, {"a": {"x": 2.0, "y": -1.0}})
+    with pytest.raises(ValueError, match="names the genre 'x' twice"):  # was mass 1/2
+        miscalibration({"u": ["a"]}, {"u": ["a", "b"]}, {"a": ["x", "x"], "b": ["y"]})
+    with pytest.raises(ValueError, match="history of user 'u' names the item 'a' twice"):
+        miscalibration({"u": ["a"]}, {"u": ["a", "a"]}, {"a": ["x"]})
+    with pytest.raises(ValueError, match="smoothing"):
+        miscalibration({"u": ["a"]}, {"u": ["a"]}, {"a": ["x"]}, smoothing=1.5)
+
+
+def test_popularity_lift_blames_the_profile_for_a_repeated_item():
+    with pytest.raises(ValueError, match="the profile of user 'u' names the item 'b' twice"):
+        popularity_lift({"u": ["a"]}, {"u": ["b", "b"]}, {"a": 1, "b": 2})
+    with pytest.raises(ValueError, match="the profile of user 'u' is empty"):
+        popularity_lift({"u": ["a"]}, {"u": []}, {"a": 1})
+
+
+def test_non_finite_inputs_and_repeats_are_refused():
+    with pytest.raises(ValueError, match="popularity of item 'a' must be finite"):
+        average_recommendation_popularity({"u": ["a"]}, {"a": float("nan")})  # was nan
+    with pytest.raises(ValueError, match="popularity of item 'a' is negative"):
+        average_recommendation_popularity({"u": ["a"]}, {"a": -1})
+    with pytest.raises(ValueError, match="feature vector of item 'a' is not finite"):
+        intra_list_diversity({"u": ["a", "b"]}, features={"a": [1, np.nan], "b": [1, 0]})
+    with pytest.raises(ValueError, match="one length"):
+        intra_list_diversity({"u": ["a", "b"]}, features={"a": [1, 0, 0], "b": [1, 0]})
+    d = pd.DataFrame([[0, 1], [1, 0]], index=["a", "a"], columns=["a", "a"], dtype=float)
+    with pytest.raises(ValueError, match="distance names the item 'a' twice"):
+        intra_list_diversity({"u": ["a", "b"]}, distance=d)
+    with pytest.raises(TypeError, match="not a sequence of items"):
+        expected_exposure(["a", "b"], {"a": 1, "b": 0})  # was two one-item rankings
+    with pytest.raises(ValueError, match="ranking 1 names the item 'a' twice"):
+        expected_exposure([["a"], ["a", "a"]], {"a": 1})
+    with pytest.raises(ValueError, match="group 'y' has utility 0"):  # ratio was NaN
+        group_exposure({"u": ["a"]}, {"a": "x", "b": "y"}, relevance={"a": 1, "b": 0})
+    with pytest.raises(ValueError, match="relevance of item 'b' must be finite"):
+        group_exposure({"u": ["a"]}, {"a": "x", "b": "y"},
+                       relevance={"a": 1, "b": float("nan")})
+    with pytest.raises(TypeError, match="catalogue"):  # was the set of its characters
+        catalogue_coverage({"u": ["a"]}, "abc")

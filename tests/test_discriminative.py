@@ -81,3 +81,19 @@ def test_swap_rate_of_two_mirror_systems_by_hand():
     table = swap_rate(m, [2], n_trials=600, seed=2)
     # P(split is {0,2}|{1,3}) = 2 of the 6 ordered-first-set choices = 1/3
     assert abs(table["swap_rate"].iloc[0] - 1 / 3) < 0.06
+
+
+def test_a_matrix_that_repeats_a_topic_or_a_system_is_refused():
+    # a repeated topic would weigh twice in every mean, silently (issue 52)
+    m = pd.DataFrame({"A": [0.1, 0.2, 0.3], "B": [0.3, 0.2, 0.1]}, index=["q1", "q2", "q1"])
+    with pytest.raises(ValueError, match="topic 'q1' twice"):
+        topic_matrix(m)
+    m = pd.DataFrame([[0.1, 0.2, 0.3], [0.3, 0.2, 0.1]], columns=["A", "B", "A"])
+    with pytest.raises(ValueError, match="system 'A' twice"):
+        discriminative_power(m)
+
+
+def test_swap_rate_refuses_a_repeated_size():
+    m = pd.DataFrame({"A": [0.9, 0.1, 0.8, 0.2], "B": [0.1, 0.9, 0.2, 0.8]})
+    with pytest.raises(ValueError, match="repeats a size"):
+        swap_rate(m, [2, 2], n_trials=3)

@@ -2,8 +2,9 @@ r"""Beyond-accuracy measures of recommendation lists, and sampled-metric evaluat
 
 Every measure takes the recommendations as a *run*: ``{user: [item, ...]}`` (ranked
 lists, best first) or a table with columns ``query_id``, ``doc_id``, ``score`` as
-:func:`rankeval.evaluate` reads it (ranked by score, descending; ties by ``doc_id``
-descending, the trec_eval rule). Item popularity, features or genres come as mappings
+:func:`rankeval.evaluate` reads it, ranked by the function that ranks it for
+``evaluate`` (:func:`rankeval.ranking.ranked_ids`: score descending; ties by ``doc_id``
+descending compared as text, integer ids as their decimal text, the trec_eval rule). Item popularity, features or genres come as mappings
 from item id to value.
 
 Chapter: :doc:`/chapters/24_beyond_accuracy`.
@@ -12,10 +13,14 @@ Chapter: :doc:`/chapters/24_beyond_accuracy`.
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
+
+from ..metrics.validation import check_k, check_probability
+from ..ranking import ranked_ids
 
 __all__ = [
     "ranked_lists",
@@ -45,8 +50,10 @@ def ranked_lists(run, k=None):
     ----------
     run : dict or pandas.DataFrame
         ``{user: sequence of items, best first}``, or a table with columns
-        ``query_id``, ``doc_id``, ``score`` (ranked by score descending, ties by
-        ``doc_id`` descending, as trec_eval breaks them).
+        ``query_id``, ``doc_id``, ``score`` (or ``rank``), read and ranked as
+        :func:`rankeval.evaluate` reads and ranks a run: score descending, equal
+        scores by ``doc_id`` descending compared as text, byte by byte (integer ids
+        as their decimal text, so ``9``, ``100``, ``10``), trec_eval's rule.
     k : int or None, default=None
         Cut-off; ``None`` keeps whole lists.
 
@@ -54,12 +61,24 @@ def ranked_lists(run, k=None):
     -------
     dict
         User id to the list of its top-``k`` items, users in input order (sorted for
-        a table).
+        a table: strings by their UTF-8 bytes, integers numerically).
+
+    Raises
+    ------
+    TypeError
+        ``k`` not an integer; a run of another kind; a user's list that is a string
+        or not a sequence.
+    ValueError
+        ``k < 1``; a run without users; a list that names an item twice (a
+        recommendation list shows each item once); a table the reader refuses
+        (a missing or non-finite score, a document listed twice for one user, ...:
+        the message names the row).
 
     Notes
     -----
-    A list that names an item twice raises ``ValueError``: a recommendation list
-    shows each item once.
+    The order of a table comes from :func:`rankeval.ranking.ranked_ids`, the function
+    that ranks a run for :func:`rankeval.evaluate`'s tie rule, so the top ``k`` here
+    are the documents ``evaluate`` scores at ``k``.
 
     Chapter: :doc:`/chapters/24_beyond_accuracy`.
 
@@ -68,19 +87,15 @@ def ranked_lists(run, k=None):
     >>> from rankeval.beyond import ranked_lists
     >>> ranked_lists({"u": ["a", "b", "c"]}, k=2)
     {'u': ['a', 'b']}
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({"query_id": ["u"] * 3, "doc_id": [100, 10, 9],
+    ...                       "score": [1.0, 1.0, 1.0]})
+    >>> ranked_lists(table)
+    {'u': [9, 100, 10]}
     """
-    if k is not None:
-        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-            raise ValueError(f"k must be a positive integer or None, got {k!r}")
-        k = int(k)
+    k = check_k(k)
     if isinstance(run, pd.DataFrame):
-        missing = {"query_id", "doc_id", "score"} - set(run.columns)
-        if missing:
-            raise ValueError(f"run table lacks columns {sorted(missing)}")
-        frame = run.sort_values("doc_id", ascending=False, kind="stable")
-        frame = frame.sort_values(["query_id", "score"], ascending=[True, False],
-                                  kind="stable")
-        lists = {q: list(g["doc_id"]) for q, g in frame.groupby("query_id", sort=True)}
+        lists = ranked_ids(run)
     elif isinstance(run, Mapping):
         lists = {}
         for user, items in run.items():
@@ -93,9 +108,57 @@ def ranked_lists(run, k=None):
     if not lists:
         raise ValueError("run holds no user")
     for user, items in lists.items():
-        if len(set(items)) != len(items):
-            raise ValueError(f"the list of user {user!r} repeats an item")
+        repeated = _first_repeat(items)
+        if repeated is not None:
+            raise ValueError(f"the list of user {user!r} repeats the item {repeated!r}")
     return {u: items[:k] for u, items in lists.items()}
+
+
+def _first_repeat(items):
+    """The first item of ``items`` that an earlier one equals, or None."""
+    seen = set()
+    for item in items:
+        try:
+            if item in seen:
+                return item
+        except TypeError:
+            raise TypeError(f"item {item!r} is not hashable: ids must be") from None
+        seen.add(item)
+    return None
+
+
+def _positive_int(x, name):
+    """``x`` as an int >= 1: TypeError for a non-integer (``3.5``, ``2.0``, True),
+    ValueError below 1; the message names the argument."""
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Integral):
+        raise TypeError(f"{name} must be a positive integer, got {x!r}")
+    if x < 1:
+        raise ValueError(f"{name} must be a positive integer, got {x!r}")
+    return int(x)
+
+
+def _items_of(items, what, user):
+    """One user's profile or history as a list: a sequence of distinct item ids."""
+    if isinstance(items, (str, bytes)) or not hasattr(items, "__iter__"):
+        raise TypeError(f"the {what} of user {user!r} must be a sequence of items")
+    items = list(items)
+    if not items:
+        raise ValueError(f"the {what} of user {user!r} is empty")
+    repeated = _first_repeat(items)
+    if repeated is not None:
+        raise ValueError(f"the {what} of user {user!r} names the item {repeated!r} twice; "
+                         f"a {what} lists each item once")
+    return items
+
+
+def _finite_number(value, item, what):
+    """A popularity, relevance or weight of one item: a finite real number."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"the {what} of item {item!r} must be a number, got {value!r}")
+    value = float(value)
+    if not math.isfinite(value):
+        raise ValueError(f"the {what} of item {item!r} must be finite, got {value}")
+    return value
 
 
 def _lookup(mapping, item, what):
@@ -157,6 +220,9 @@ def catalogue_coverage(run, catalogue, k=None):
         size = int(catalogue)
         if size < len(shown):
             raise ValueError(f"catalogue of {size} items, but {len(shown)} are recommended")
+    elif isinstance(catalogue, (str, bytes)) or not hasattr(catalogue, "__iter__"):
+        raise TypeError("catalogue must be the number of items (an int) or the item ids, "
+                        f"got {catalogue!r}")
     else:
         items = set(catalogue)
         if not shown <= items:
@@ -209,15 +275,14 @@ def novelty(run, popularity, n_users, k=None, *, per_user=False):
     >>> novelty({"u": ["a", "b"]}, {"a": 4, "b": 1}, n_users=4)
     1.0
     """
-    if isinstance(n_users, bool) or not isinstance(n_users, (int, np.integer)) or n_users < 1:
-        raise ValueError(f"n_users must be a positive integer, got {n_users!r}")
+    n_users = _positive_int(n_users, "n_users")
     values = {}
     for user, items in ranked_lists(run, k).items():
         if not items:
             raise ValueError(f"user {user!r} has an empty list")
         bits = []
         for item in items:
-            count = _lookup(popularity, item, "popularity")
+            count = _finite_number(_lookup(popularity, item, "popularity"), item, "popularity")
             if not 0 < count <= n_users:
                 raise ValueError(f"popularity of {item!r} must lie in (0, n_users], "
                                  f"got {count!r}")
@@ -272,7 +337,12 @@ def intra_list_diversity(run, *, features=None, distance=None, k=None, per_user=
     if distance is not None:
         if not isinstance(distance, pd.DataFrame):
             raise TypeError("distance must be a DataFrame indexed by item id on both axes")
+        if distance.index.has_duplicates:
+            repeated = distance.index[distance.index.duplicated()][0]
+            raise ValueError(f"distance names the item {repeated!r} twice")
         matrix = distance.to_numpy(dtype=float)
+        if not np.isfinite(matrix).all():
+            raise ValueError("distance must hold finite numbers")
         if (not distance.index.equals(distance.columns) or not np.allclose(matrix, matrix.T)
                 or (matrix < 0).any()):
             raise ValueError("distance must be square, symmetric, non-negative, with the "
@@ -283,9 +353,14 @@ def intra_list_diversity(run, *, features=None, distance=None, k=None, per_user=
         if len(items) < 2:
             raise ValueError(f"the list of user {user!r} has fewer than two items")
         if features is not None:
-            x = np.array([_lookup(features, it, "features") for it in items], dtype=float)
-            if x.ndim != 2:
-                raise ValueError("feature vectors must all have one length")
+            vectors = [np.asarray(_lookup(features, it, "features"), dtype=float)
+                       for it in items]
+            if any(v.ndim != 1 or v.shape != vectors[0].shape for v in vectors):
+                raise ValueError("feature vectors must be 1-D and all of one length")
+            x = np.array(vectors)
+            if not np.isfinite(x).all():
+                bad = items[int(np.flatnonzero(~np.isfinite(x).all(axis=1))[0])]
+                raise ValueError(f"the feature vector of item {bad!r} is not finite")
             norms = np.linalg.norm(x, axis=1)
             if (norms == 0).any():
                 raise ValueError("a zero feature vector has no cosine distance")
@@ -342,9 +417,11 @@ def average_recommendation_popularity(run, popularity, k=None, *, per_user=False
     for user, items in ranked_lists(run, k).items():
         if not items:
             raise ValueError(f"user {user!r} has an empty list")
-        pops = [float(_lookup(popularity, it, "popularity")) for it in items]
+        pops = [_finite_number(_lookup(popularity, it, "popularity"), it, "popularity")
+                for it in items]
         if min(pops) < 0:
-            raise ValueError("popularity must be non-negative")
+            bad = items[pops.index(min(pops))]
+            raise ValueError(f"the popularity of item {bad!r} is negative ({min(pops)!r})")
         values[user] = math.fsum(pops) / len(pops)
     return _per_user(values, per_user)
 
@@ -375,7 +452,9 @@ def popularity_lift(run, profiles, popularity, k=None):
 
     .. math:: \mathrm{lift} = \frac{\mathrm{GAP}(L) - \mathrm{GAP}(P)}{\mathrm{GAP}(P)}
 
-    for the lists :math:`L` and profiles :math:`P` of the same users.
+    for the lists :math:`L` and profiles :math:`P` of the same users. A profile is a
+    set of items (each named once, at least one): one that names an item twice raises
+    ``ValueError`` naming the user and the item, rather than counting it twice.
 
     Chapter: :doc:`/chapters/24_beyond_accuracy`.
 
@@ -391,11 +470,14 @@ def popularity_lift(run, profiles, popularity, k=None):
     2.0
     """
     lists = ranked_lists(run, k)
+    if not isinstance(profiles, Mapping):
+        raise TypeError(f"profiles must be a mapping user -> items, got {type(profiles).__name__}")
     missing = [u for u in lists if u not in profiles]
     if missing:
         raise ValueError(f"no profile for users {missing[:5]}")
+    chosen = {u: _items_of(profiles[u], "profile", u) for u in lists}
     gap_l = average_recommendation_popularity(lists, popularity)
-    gap_p = average_recommendation_popularity({u: profiles[u] for u in lists}, popularity)
+    gap_p = average_recommendation_popularity(chosen, popularity)
     if gap_p == 0:
         raise ValueError("the profiles' mean popularity is 0")
     return (gap_l - gap_p) / gap_p
@@ -436,15 +518,12 @@ def position_exposure(n, *, model="log", patience=0.5):
     >>> position_exposure(3, model="rbp", patience=0.5)
     array([1.  , 0.5 , 0.25])
     """
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"n must be a positive integer, got {n!r}")
+    n = _positive_int(n, "n")
     i = np.arange(1, n + 1, dtype=float)
     if model == "log":
         return 1.0 / np.log2(1.0 + i)
     if model == "rbp":
-        if not 0 < patience < 1:
-            raise ValueError(f"patience must lie in (0, 1), got {patience!r}")
-        return patience ** (i - 1)
+        return check_probability(patience, "patience") ** (i - 1)
     raise ValueError(f"model must be 'log' or 'rbp', got {model!r}")
 
 
@@ -459,9 +538,10 @@ def group_exposure(run, groups, *, relevance=None, k=None, model="log", patience
         Item id to its group (for instance the provider), for **every** item of the
         catalogue: a group's size is its number of items here, shown or not.
     relevance : mapping, optional
-        Item id to its relevance (utility), for every item of ``groups``; adds the
-        columns ``utility`` (the group's mean relevance) and ``ratio`` (exposure /
-        utility).
+        Item id to its relevance (utility, a finite number >= 0), for every item of
+        ``groups``; adds the columns ``utility`` (the group's mean relevance) and
+        ``ratio`` (exposure / utility). A group of utility 0 has no ratio and raises
+        ``ValueError`` naming it (leave ``relevance`` out for the exposure alone).
     k : int or None, default=None
         Cut-off: items below it get no exposure.
     model, patience
@@ -480,6 +560,9 @@ def group_exposure(run, groups, *, relevance=None, k=None, model="log", patience
 
     .. math:: \mathrm{Exposure}(\mathcal{G}) = \frac{1}{|\mathcal{U}|}\sum_u
               \frac{1}{|\mathcal{G}|} \sum_{d \in \mathcal{G}} e_{\mathrm{rank}_u(d)}.
+
+    A user's empty list shows nothing: it counts among the :math:`|\mathcal{U}|`
+    lists and gives every group 0.
 
     Demographic parity of exposure asks for equal exposure per group; disparate
     treatment compares exposure to utility, :math:`\mathrm{Exposure}(\mathcal{G}) /
@@ -503,6 +586,7 @@ def group_exposure(run, groups, *, relevance=None, k=None, model="log", patience
     if not isinstance(groups, Mapping) or not groups:
         raise ValueError("groups must be a non-empty mapping item -> group")
     lists = ranked_lists(run, k)
+    position_exposure(1, model=model, patience=patience)  # checks model and patience
     sizes: dict = {}
     for g in groups.values():
         sizes[g] = sizes.get(g, 0) + 1
@@ -519,7 +603,14 @@ def group_exposure(run, groups, *, relevance=None, k=None, model="log", patience
     if relevance is not None:
         utility = dict.fromkeys(sizes, 0.0)
         for item, g in groups.items():
-            utility[g] += float(_lookup(relevance, item, "relevance"))
+            value = _finite_number(_lookup(relevance, item, "relevance"), item, "relevance")
+            if value < 0:
+                raise ValueError(f"the relevance of item {item!r} is negative ({value!r})")
+            utility[g] += value
+        zero = [g for g in names if utility[g] == 0]
+        if zero:
+            raise ValueError(f"group {zero[0]!r} has utility 0: its exposure / utility ratio "
+                             "is undefined (leave relevance= out for the exposure alone)")
         table["utility"] = [utility[g] / sizes[g] for g in names]
         table["ratio"] = table["exposure"] / table["utility"]
     return table
@@ -592,8 +683,7 @@ def expected_exposure(rankings, relevance, *, patience=0.5):
     >>> float(ee["loss"])
     0.0
     """
-    if not 0 < patience < 1:
-        raise ValueError(f"patience must lie in (0, 1), got {patience!r}")
+    patience = check_probability(patience, "patience")
     if not isinstance(relevance, Mapping) or not relevance:
         raise ValueError("relevance must be a non-empty mapping item -> grade")
     items = list(relevance)
@@ -607,10 +697,14 @@ def expected_exposure(rankings, relevance, *, patience=0.5):
     n = len(items)
     v = position_exposure(n, model="rbp", patience=patience)
     total = np.zeros(n)
-    for ranking in samples:
+    for number, ranking in enumerate(samples):
+        if isinstance(ranking, (str, bytes)) or not hasattr(ranking, "__iter__"):
+            raise TypeError(f"ranking {number} is {ranking!r}, not a sequence of items: "
+                            "rankings is a sequence of rankings (give one as [ranking])")
         ranking = list(ranking)
-        if len(set(ranking)) != len(ranking):
-            raise ValueError("a sampled ranking repeats an item")
+        repeated = _first_repeat(ranking)
+        if repeated is not None:
+            raise ValueError(f"sampled ranking {number} names the item {repeated!r} twice")
         idx = [where[d] if d in where else _lookup({}, d, "grade") for d in ranking]
         total[idx] += v[: len(idx)]
     eps = total / len(samples)
@@ -625,21 +719,41 @@ def expected_exposure(rankings, relevance, *, patience=0.5):
 # --- calibration ------------------------------------------------------------------------
 
 
-def _genre_distribution(items, genres, weights=None) -> pd.Series:
-    total = {}
-    w = [1.0] * len(items) if weights is None else weights
-    for item, wi in zip(items, w, strict=True):
-        dist = _lookup(genres, item, "genres")
-        if isinstance(dist, Mapping):
-            mass = sum(dist.values())
-            shares = {g: s / mass for g, s in dist.items()}
-        else:
-            dist = list(dist)
-            if not dist:
-                raise ValueError(f"item {item!r} has no genre")
-            shares = {g: 1 / len(dist) for g in dist}
-        for g, s in shares.items():
-            total[g] = total.get(g, 0.0) + wi * s
+def _item_genres(item, genres) -> dict:
+    """``p(g | i)``: item ``i``'s genres as shares summing to 1."""
+    dist = _lookup(genres, item, "genres")
+    if isinstance(dist, Mapping) and not dist:
+        raise ValueError(f"item {item!r} has no genre")
+    if isinstance(dist, Mapping):
+        weights = {g: _finite_number(w, item, f"weight of genre {g!r}")
+                   for g, w in dist.items()}
+        negative = [g for g, w in weights.items() if w < 0]
+        if negative:
+            raise ValueError(f"item {item!r} gives genre {negative[0]!r} a negative weight")
+        mass = math.fsum(weights.values())
+        if mass == 0:
+            raise ValueError(
+                f"the genre weights of item {item!r} sum to 0 ({dict(dist)!r}): its genre "
+                "distribution p(g | i) is undefined; give a genre a positive weight")
+        return {g: w / mass for g, w in weights.items()}
+    if isinstance(dist, (str, bytes)) or not hasattr(dist, "__iter__"):
+        raise TypeError(f"the genres of item {item!r} must be a list of genres or a mapping "
+                        f"genre -> weight, got {dist!r}")
+    dist = list(dist)
+    if not dist:
+        raise ValueError(f"item {item!r} has no genre")
+    repeated = _first_repeat(dist)
+    if repeated is not None:
+        raise ValueError(f"item {item!r} names the genre {repeated!r} twice")
+    return {g: 1 / len(dist) for g in dist}
+
+
+def _genre_distribution(items, genres) -> pd.Series:
+    """The mean of ``p(g | i)`` over ``items`` (each item has mass 1)."""
+    total: dict = {}
+    for item in items:
+        for g, share in _item_genres(item, genres).items():
+            total[g] = total.get(g, 0.0) + share
     series = pd.Series(total, dtype=float)
     return series / series.sum()
 
@@ -652,10 +766,11 @@ def miscalibration(run, history, genres, k=None, *, smoothing=0.01, per_user=Fal
     run : dict or pandas.DataFrame
         The recommendations (see :func:`ranked_lists`).
     history : mapping
-        User id to the items the user consumed (every user of the run).
+        User id to the items the user consumed (every user of the run), each named
+        once.
     genres : mapping
-        Item id to its genres: a list (each genre an equal share) or a mapping
-        genre -> weight.
+        Item id to its genres: a list of distinct genres (each an equal share) or a
+        mapping genre -> weight (finite, >= 0, not all 0; normalised to shares).
     k : int or None, default=None
         Cut-off.
     smoothing : float, default=0.01
@@ -677,6 +792,13 @@ def miscalibration(run, history, genres, k=None, *, smoothing=0.01, per_user=Fal
     .. math:: C_{\mathrm{KL}}(p, q) = \sum_g p(g \mid u)
               \log \frac{p(g \mid u)}{\tilde q(g \mid u)}.
 
+    The sum runs over the genres of the history: a genre with :math:`p(g \mid u) = 0`
+    (a weight of 0 in every item that names it) adds nothing (the limit
+    :math:`p \log p \to 0`), and for every other one :math:`\tilde q \ge \alpha p > 0`,
+    so the value is finite; this is Steck's reason for the smoothing. An item whose
+    genre weights are all 0 has no distribution :math:`p(g \mid i)` and raises
+    ``ValueError`` naming it; so does a history that names an item twice.
+
     Chapter: :doc:`/chapters/24_beyond_accuracy`.
 
     References
@@ -690,15 +812,18 @@ def miscalibration(run, history, genres, k=None, *, smoothing=0.01, per_user=Fal
     >>> miscalibration({"u": ["a", "b"]}, {"u": ["a", "b"]}, g)
     0.0
     """
-    if not 0 < smoothing < 1:
-        raise ValueError(f"smoothing must lie in (0, 1), got {smoothing!r}")
+    smoothing = check_probability(smoothing, "smoothing")
+    if not isinstance(history, Mapping):
+        raise TypeError(f"history must be a mapping user -> items, got {type(history).__name__}")
     values = {}
     for user, items in ranked_lists(run, k).items():
-        if user not in history or not list(history[user]):
+        if user not in history:
             raise ValueError(f"no history for user {user!r}")
+        consumed = _items_of(history[user], "history", user)
         if not items:
             raise ValueError(f"user {user!r} has an empty list")
-        p = _genre_distribution(list(history[user]), genres)
+        p = _genre_distribution(consumed, genres)
+        p = p[p > 0]  # 0 log 0 = 0: a genre of zero mass adds nothing
         q = _genre_distribution(items, genres).reindex(p.index, fill_value=0.0)
         q_tilde = (1 - smoothing) * q + smoothing * p
         values[user] = float(np.sum(p * np.log(p / q_tilde)))
@@ -710,8 +835,9 @@ def miscalibration(run, history, genres, k=None, *, smoothing=0.01, per_user=Fal
 
 def _scores_and_targets(scores, held_out):
     s = np.asarray(scores, dtype=float)
-    if s.ndim != 2 or s.shape[1] < 2:
-        raise ValueError("scores must be a 2-D array (users x items) with >= 2 items")
+    if s.ndim != 2 or s.shape[1] < 2 or s.shape[0] < 1:
+        raise ValueError("scores must be a 2-D array (users x items) with >= 1 user and "
+                         f">= 2 items, got shape {s.shape}")
     if not np.isfinite(s).all():
         raise ValueError("scores must be finite")
     t = np.asarray(held_out)
@@ -798,9 +924,8 @@ def sampled_ranks(scores, held_out, n_negatives, *, seed=0):
     """
     s, t = _scores_and_targets(scores, held_out)
     n_users, n_items = s.shape
-    if isinstance(n_negatives, bool) or not isinstance(n_negatives, (int, np.integer)):
-        raise TypeError("n_negatives must be an integer")
-    if not 1 <= n_negatives <= n_items - 1:
+    n_negatives = _positive_int(n_negatives, "n_negatives")
+    if not n_negatives <= n_items - 1:
         raise ValueError(f"n_negatives must lie in 1..{n_items - 1}, got {n_negatives}")
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     keys = rng.random((n_users, n_items))
@@ -844,8 +969,7 @@ def rank_metrics(ranks, k):
     r = np.asarray(ranks)
     if r.ndim != 1 or r.size == 0 or not np.issubdtype(r.dtype, np.integer) or (r < 1).any():
         raise ValueError("ranks must be a non-empty 1-D array of integers >= 1")
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise ValueError(f"k must be a positive integer, got {k!r}")
+    k = _positive_int(k, "k")
     hit = r <= k
     return {f"Hit@{k}": float(hit.mean()),
             f"NDCG@{k}": float(np.where(hit, 1.0 / np.log2(1.0 + r), 0.0).mean())}
@@ -861,14 +985,23 @@ def expected_sampled_hit(ranks, n_items, n_negatives, k):
     n_items : int
         Items ranked in the full evaluation (the held-out one included).
     n_negatives : int
-        Sampled negatives per user.
+        Sampled negatives per user, in ``1 .. n_items - 1``.
     k : int
-        Cut-off.
+        Cut-off, ``>= 1``.
 
     Returns
     -------
     float
         Mean over users of :math:`P(\tilde r \le k)`.
+
+    Raises
+    ------
+    TypeError
+        ``n_items``, ``n_negatives`` or ``k`` not an integer (``3.5``, also ``3.0``):
+        a count of draws or positions has no fractional part, and the hypergeometric
+        law would give ``nan`` or round it silently.
+    ValueError
+        Any of them out of range, or ranks that are not integers in ``1 .. n_items``.
 
     Notes
     -----
@@ -894,13 +1027,15 @@ def expected_sampled_hit(ranks, n_items, n_negatives, k):
     """
     from scipy.stats import hypergeom
 
+    n_items = _positive_int(n_items, "n_items")
+    n_negatives = _positive_int(n_negatives, "n_negatives")
+    k = _positive_int(k, "k")
     r = np.asarray(ranks)
     if r.ndim != 1 or r.size == 0 or not np.issubdtype(r.dtype, np.integer):
         raise ValueError("ranks must be a non-empty 1-D array of integers")
     if (r < 1).any() or (r > n_items).any():
-        raise ValueError("ranks must lie in 1..n_items")
-    if not 1 <= n_negatives <= n_items - 1:
-        raise ValueError(f"n_negatives must lie in 1..{n_items - 1}")
-    if k < 1:
-        raise ValueError("k must be a positive integer")
+        raise ValueError(f"ranks must lie in 1..n_items = 1..{n_items}")
+    if not n_negatives <= n_items - 1:
+        raise ValueError(f"n_negatives must lie in 1..n_items - 1 = 1..{n_items - 1}, "
+                         f"got {n_negatives}")
     return float(hypergeom.cdf(k - 1, n_items - 1, r - 1, n_negatives).mean())

@@ -121,6 +121,9 @@ def rating_table(ratings, categories=None):
     if r.ndim != 2 or r.size == 0:
         raise ValueError("ratings must be a non-empty 2-D array (subjects x raters)")
     cats = list(np.unique(r)) if categories is None else list(categories)
+    if len(set(np.asarray(cats).tolist())) != len(cats):
+        raise ValueError(f"categories repeat a value: {cats}; each would count its "
+                         "labels again")
     extra = set(np.unique(r).tolist()) - set(np.asarray(cats).tolist())
     if extra:
         raise ValueError(f"labels {sorted(extra)} are not among the categories")

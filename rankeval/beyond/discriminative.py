@@ -39,6 +39,8 @@ def topic_matrix(per_query, measure=None):
     -----
     Every system must score the same topics (``rankeval.evaluate(...,
     missing="zero")`` gives a row to every judged topic); otherwise ``ValueError``.
+    A matrix that names a topic (row) or a system (column) twice raises ``ValueError``
+    too: the topic would weigh twice in every mean.
 
     Chapter: :doc:`/chapters/25_judging_the_judges`.
 
@@ -54,6 +56,10 @@ def topic_matrix(per_query, measure=None):
     q2  0.1  0.2
     """
     if isinstance(per_query, pd.DataFrame):
+        for axis, what in [(per_query.index, "topic"), (per_query.columns, "system")]:
+            if axis.has_duplicates:
+                raise ValueError(f"the matrix names the {what} {axis[axis.duplicated()][0]!r} "
+                                 "twice; each row is one topic, each column one system")
         matrix = per_query.astype(float)
     elif isinstance(per_query, Mapping):
         if measure is None:
@@ -219,6 +225,8 @@ def swap_rate(per_topic, sizes, *, n_trials=100, bin_width=None, seed=0):
     x = matrix.to_numpy()
     n, v = x.shape
     sizes = list(sizes)
+    if len(set(sizes)) != len(sizes):
+        raise ValueError(f"sizes repeats a size: {sizes}")
     if not sizes or any(isinstance(c, bool) or not isinstance(c, (int, np.integer))
                         or not 1 <= c <= n // 2 for c in sizes):
         raise ValueError(f"every size must be an integer in 1..{n // 2}")
