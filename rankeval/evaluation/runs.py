@@ -61,8 +61,9 @@ def evaluate(
         columns ``query_id``, ``doc_id``, ``relevance`` (a pandas, polars or
         Arrow table, or a Parquet file: a path ending in ``.parquet`` or a
         file that starts with Parquet's magic bytes). A negative grade
-        (some TREC collections use -1, -2) is judged and not relevant, with
-        gain 0, as in trec_eval.
+        (some TREC collections use -1, -2) is read as trec_eval reads it: a
+        document in the pool but not judged, not relevant, with gain 0, and
+        unjudged for Judged@k, Unj@k, bpref, infAP and ``judged_only``.
     run : str, os.PathLike, file, dict, pandas.DataFrame or pyarrow.Table
         Ranked documents: the path of a TREC run file (``query_id Q0 doc_id
         rank score tag``; the rank column is ignored, as trec_eval ignores
