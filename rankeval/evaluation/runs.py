@@ -134,8 +134,10 @@ def evaluate(
         :class:`~rankeval.Conventions`; the keyword arguments above that differ
         from their defaults override it. The LightGBM and XGBoost presets also
         give nDCG and DCG the gain :math:`2^g - 1` and a query without a
-        relevant document the value 1 for the measures bounded by [0, 1] (see
-        :class:`~rankeval.Conventions`).
+        relevant document the value 1 for the measures bounded by [0, 1]; the
+        pytrec_eval preset gives ``iprec_at_recall`` and ``11pt_avg`` trec_eval
+        9's recall levels, :math:`\lfloor rR + 0.9 \rfloor` relevant
+        documents (see :class:`~rankeval.Conventions`).
     max_memory : int, str or None, default="512MB"
         For a run file (a path, ``"-"`` for standard input, or a file object):
         the memory budget (bytes, or a text such as ``"512MB"``, ``"2GB"``). A
@@ -239,6 +241,7 @@ def score_run(qrels, run, measures, *, threshold=1, ties="trec_eval", ideal="jud
                                 columns=columns)
     parsed, columns_out = measures_and_labels(measures)
     check_needs(parsed, "ranking")
+    parsed = chosen.apply(parsed)  # the measure parameters a convention sets
     if chosen.ties == "average":
         check_tie_averaging(
             parsed, "; evaluate those with ties='trec_eval' or ties='input' in a separate call"
