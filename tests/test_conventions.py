@@ -114,6 +114,11 @@ def test_a_measure_that_names_its_rounding_keeps_it():
     own = "IPrec(rounding='trec_eval9')@0.4"
     got = rankeval.evaluate(R3_QRELS, R3_RUN, [own, "IPrec@0.4"])
     assert got.loc["q"].tolist() == [2 / 4, 1.0]  # under trec_eval's conventions
+    # "nearest" named in the measure is kept under the pytrec_eval preset too
+    ten = "IPrec(rounding='nearest')@0.4"
+    got = rankeval.evaluate(R3_QRELS, R3_RUN, [ten, "IPrec@0.4"], conventions="pytrec_eval")
+    assert got.loc["q"].tolist() == [1.0, 2 / 4]
+    assert rankeval.parse_measure(ten).param == {"rounding": "nearest"}
     mine = PRESETS["pytrec_eval"].replace(recall_rounding="nearest")
     got = rankeval.evaluate(R3_QRELS, R3_RUN, [own, "IPrec@0.4"], conventions=mine)
     assert got.loc["q"].tolist() == [2 / 4, 1.0]

@@ -24,7 +24,10 @@ levels of ``iprec_at_recall`` and ``11pt_avg`` into counts as
 :math:`\lfloor rR + 0.9 \rfloor` (``recall_rounding="trec_eval9"``). These two
 are the differences between the versions in the measures pytrec_eval computes:
 under the preset, every one of them that rankeval has equals pytrec_eval's value
-query by query (``tests/test_trec_eval_agreement.py``).
+query by query (``tests/test_trec_eval_agreement.py``). pytrec_eval's per-query
+``gm_map`` and ``gm_bpref`` are the logs of AP and bpref floored at 1e-5, the terms
+of trec_eval's geometric mean; rankeval's columns hold AP and bpref, and
+:func:`rankeval.aggregate` takes the same geometric mean of them.
 
 :func:`rankeval.evaluate` takes one as ``conventions=`` (a preset's name or the
 object); its keyword arguments that differ from their defaults override it.
@@ -83,8 +86,9 @@ class Conventions:
         doubles. They differ when the fractional part of :math:`rR` lies in
         [0.1, 0.5): at :math:`R = 3`, level 0.4 reads the 2nd relevant
         document under ``"trec_eval9"`` and the 1st under ``"nearest"``. A
-        measure that names its own ``rounding``
-        (``"IPrec(rounding='trec_eval9')@0.4"``) keeps it. Data-independent
+        measure that names its own ``rounding`` keeps it, ``"nearest"``
+        included (``"IPrec(rounding='nearest')@0.4"`` is trec_eval 10's under
+        every preset). Data-independent
         default: trec_eval 10's rule.
 
     Notes
@@ -154,15 +158,16 @@ class Conventions:
     def apply(self, measures) -> list:
         """The parsed ``measures``, each given the measure parameters that these
         conventions set (``MEASURE_PARAMS``) where its declaration has the
-        parameter, the convention is not the parameter's default, and the measure
-        does not name its own value."""
+        parameter, the convention differs from its default, and the measure does
+        not name its own value (the parameter's default is None, so that a value
+        named in the measure, the convention's default included, is kept)."""
         out = []
         for m in measures:
             extra = {}
             for convention, param in MEASURE_PARAMS.items():
-                declared = m.declaration.param(param)
                 value = getattr(self, convention)
-                if declared is not None and param not in m.param and value != declared.default:
+                if (m.declaration.param(param) is not None and param not in m.param
+                        and value != getattr(_DEFAULT, convention)):
                     extra[param] = value
             if extra:
                 m = Measure(m.name, m.cutoff, tuple(sorted({**m.param, **extra}.items())))

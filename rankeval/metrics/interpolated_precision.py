@@ -222,23 +222,29 @@ def eleven_point_average(relevance, *, n_relevant="in_list", threshold=1, roundi
 
 # --- declarations: the measures of rankeval.evaluate this module computes ------------------
 
+# The default None is "the conventions' rounding" (recall_rounding of rankeval.evaluate,
+# trec_eval 10's "nearest" unless a preset says otherwise): a measure that names a
+# rounding, "nearest" included, keeps it under every preset.
 _ROUNDING = Param(
     "rounding",
     "choice",
-    "nearest",
+    None,
     "recall level x R rounded to the nearest "
-    "count (trec_eval 10) or as trec_eval 9 and pytrec_eval do ('trec_eval9')",
+    "count ('nearest', trec_eval 10) or as trec_eval 9 and pytrec_eval do ('trec_eval9'); "
+    "default: the conventions' recall_rounding",
     ("nearest", "trec_eval9"),
     trec_eval=True,
 )
 
 
-def _score_iprec(ranked, k, rel, rounding="nearest"):
+def _score_iprec(ranked, k, rel, rounding=None):
     g, n = judged_batch(ranked)
+    rounding = rounding or "nearest"
     return _interpolated_precision(g, n, ranked.n_relevant(rel), [k], rel, rounding)[:, 0]
 
 
-def _score_11pt(ranked, k, rel, rounding="nearest", levels=()):
+def _score_11pt(ranked, k, rel, rounding=None, levels=()):
+    rounding = rounding or "nearest"
     g, n = judged_batch(ranked)
     # (with levels: trec_eval's 11pt_avg with its own levels, the mean of iprec at them,
     # added in the same order)
