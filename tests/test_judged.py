@@ -125,6 +125,20 @@ def test_judged_equals_ir_measures_without_negative_grades():
         scores = sorted(run[q].values(), reverse=True)[:11]
         if len(set(scores)) == len(scores):
             assert ours[q] == pytest.approx(v, abs=1e-12), q
+    # with them, ir_measures is higher by the share of negative grades in the top 10
+    ours = rankeval.evaluate(qrels, run, ["Judged@10"])["Judged@10"]
+    theirs = {m.query_id: m.value for m in ir_measures.iter_calc(
+        [ir_measures.Judged @ 10], qrels, run)}  # fmt: skip
+    gaps = 0
+    for q, v in theirs.items():
+        order = sorted(run[q], key=lambda d: -run[q][d])
+        scores = [run[q][d] for d in order[:11]]
+        if len(set(scores)) == len(scores):
+            top = order[:10]
+            negative = sum(qrels[q].get(d, 0) < 0 for d in top) / len(top)
+            assert v - ours[q] == pytest.approx(negative, abs=1e-12), q
+            gaps += negative > 0
+    assert gaps > 0
 
 
 def test_every_judged_rule_reads_negative_grades_alike():
