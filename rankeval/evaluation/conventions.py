@@ -79,17 +79,16 @@ class Conventions:
         How interpolated precision (``IPrec@r``, trec_eval's
         ``iprec_at_recall``) and ``11pt_avg`` turn a recall level :math:`r`
         into a number of relevant documents :math:`c`, given a query's
-        :math:`R` relevant documents: ``"nearest"`` (the default, trec_eval
-        10's ``lround``): :math:`rR` rounded to the nearest count, halves away
-        from zero; ``"trec_eval9"`` (trec_eval 9 and pytrec_eval):
+        :math:`R` relevant documents: ``"nearest"`` (the default, data
+        independent: trec_eval 10's ``lround``): :math:`rR` rounded to the
+        nearest count, halves away from zero; ``"trec_eval9"`` (trec_eval 9 and pytrec_eval):
         :math:`c = \lfloor rR + 0.9 \rfloor`, :math:`rR + 0.9` computed in
         doubles. They differ when the fractional part of :math:`rR` lies in
         [0.1, 0.5): at :math:`R = 3`, level 0.4 reads the 2nd relevant
         document under ``"trec_eval9"`` and the 1st under ``"nearest"``. A
         measure that names its own ``rounding`` keeps it, ``"nearest"``
         included (``"IPrec(rounding='nearest')@0.4"`` is trec_eval 10's under
-        every preset). Data-independent
-        default: trec_eval 10's rule.
+        every preset).
 
     Notes
     -----
