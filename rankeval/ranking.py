@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .io.canonical import canonical_table
+from .metrics.judged import is_judged
 from .metrics.validation import check_choice, check_k, check_threshold
 
 __all__ = ["RankedRun", "rank_run", "release_memory", "check_options", "by_query_and_score",
@@ -181,7 +182,7 @@ class RankedRun:
             g = g[pos < k]
         if unjudged != unjudged:  # NaN: negative grades stay as given (pooled, unjudged)
             return g
-        return np.where(np.isnan(g) | (g < 0), unjudged, g)
+        return np.where(is_judged(g), g, unjudged)
 
     def padded(self, k=None, unjudged=0.0) -> np.ndarray:
         r"""The ranked grades as one ``(n_queries, width)`` matrix.
@@ -293,7 +294,7 @@ class RankedRun:
                 qcode = np.repeat(np.arange(len(self)), np.diff(offsets))
             else:
                 g = self.grades
-                keep = ~np.isnan(g) & (g >= 0)
+                keep = is_judged(g)
                 grades = g[keep]
                 qcode = np.repeat(np.arange(len(self)), self.lengths)[keep]
             self._cache["pool"] = (grades, qcode)
@@ -943,7 +944,7 @@ def rank_run(
         if max_docs is not None:
             mask &= rank < max_docs
         if judged_only:
-            mask &= ~np.isnan(g_sorted) & (g_sorted >= 0)
+            mask &= is_judged(g_sorted)
         q_sorted, g_sorted, s_sorted = q_sorted[mask], g_sorted[mask], s_sorted[mask]
 
     tie_groups = None
@@ -956,7 +957,7 @@ def rank_run(
     offsets = np.concatenate(([0], np.cumsum(counts[selected]))).astype(np.int64)
 
     # every selected query's judged grades (>= 0), for relevant counts and ideal lists
-    j_keep = (judged >= 0) & present[q_code] if missing == "skip" else judged >= 0
+    j_keep = is_judged(judged) & present[q_code] if missing == "skip" else is_judged(judged)
     j_order = np.flatnonzero(j_keep)
     j_codes = q_code[j_order]
     j_all = np.bincount(j_codes, minlength=n_all)

@@ -209,7 +209,8 @@ def test_negative_labels_are_judged_not_relevant_with_gain_zero():
     ev.update(["q"] * 3, labels=[-1, 2, 0], scores=[3.0, 2.0, 1.0])
     same(ev.compute(), oracle([("q", -1, 3.0), ("q", 2, 2.0), ("q", 0, 1.0)],
                               ["nDCG@2", "P@2", "Judged@2"], "lightgbm"))  # fmt: skip
-    assert ev.compute().loc["q"].tolist() == [1 / np.log2(3), 0.5, 1.0]
+    # not relevant, gain 0, and unjudged for Judged@k, as trec_eval reads a negative grade
+    assert ev.compute().loc["q"].tolist() == [1 / np.log2(3), 0.5, 0.5]
     none = Evaluator.from_labels(["nDCG@2", "AP"], conventions="lightgbm")
     none.update(["q"] * 2, labels=[-1, 0], scores=[1.0, 2.0])
     assert none.compute().loc["q"].tolist() == [1.0, 1.0]  # LightGBM's 1 for such a query

@@ -104,3 +104,31 @@ def test_errors():
         eleven_point_average([1, 0], rounding="up")
     with pytest.raises(ValueError, match="smaller than the 1 relevant"):
         eleven_point_average([1, 0], n_relevant=0)
+
+
+@pytest.mark.parametrize("rounding", ["trec_eval9", "nearest"])
+def test_every_cutoff_of_the_eleven_levels_against_trec_eval(rounding):
+    """R = 1..80 relevant documents, every relevant one at its own rank: the count c that
+    each of the 11 levels reads is the rank of the value, so this pins the rule itself,
+    in doubles (0.7 * 3 + 0.9 is just below 3, so trec_eval 9 reads c = 2 there).
+    trec_eval9 against pytrec_eval (trec_eval 9.0.8); nearest against trec_eval 10's
+    lround, computed here with Python's exact decimal arithmetic of the double."""
+    from decimal import ROUND_HALF_UP, Decimal
+
+    levels = [i / 10 for i in range(11)]
+    for r in range(1, 81):
+        # relevant at ranks 1, 3, 5, ...: the i-th relevant at rank 2i - 1, precision
+        # i / (2i - 1), strictly decreasing, so IPrec reads exactly the c-th
+        ranking = [1 if j % 2 == 0 else 0 for j in range(2 * r)]
+        got = [interpolated_precision(ranking, lv, n_relevant=r, rounding=rounding)
+               for lv in levels]  # fmt: skip
+        if rounding == "trec_eval9":
+            pytrec_eval = pytest.importorskip("pytrec_eval")
+            qrels = {"q": {f"d{j:03d}": g for j, g in enumerate(ranking)}}
+            run = {"q": {f"d{j:03d}": float(1000 - j) for j in range(len(ranking))}}
+            ref = pytrec_eval.RelevanceEvaluator(qrels, {"iprec_at_recall"}).evaluate(run)["q"]
+            want = [ref[f"iprec_at_recall_{lv:.2f}"] for lv in levels]
+        else:
+            counts = [int(Decimal(lv * r).quantize(Decimal(1), ROUND_HALF_UP)) for lv in levels]
+            want = [1.0 if c == 0 else c / (2 * c - 1) for c in counts]
+        assert got == want, r

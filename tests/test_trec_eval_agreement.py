@@ -25,6 +25,9 @@ Every per-query value of every measure that pytrec_eval has agrees to 1e-9.
 pytrec_eval only accepts integer grades, so the generated grades are integers.
 """
 
+import re
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -33,7 +36,7 @@ from conftest import trec_collection
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rankeval import evaluate, parse_measure, write_qrels, write_run
+from rankeval import aggregate, evaluate, parse_measure, write_qrels, write_run
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
@@ -266,3 +269,110 @@ def test_text_stream_sources_agree(tmp_path):
     with open(qpath, "rb") as qf, open(rpath, "rb") as rf:
         got = evaluate(qf, rf, ["AP", "P_5"])
     pd.testing.assert_frame_equal(got, want)
+
+
+# --- conventions="pytrec_eval": every measure pytrec_eval computes, untouched names ------
+# (issue 52, item 5: the preset lacked trec_eval 9's recall levels, so 11pt_avg and
+# iprec_at_recall differed on 154 of Cranfield's 225 queries)
+
+#: every measure family pytrec_eval has, with its default parameters, but the two that
+#: are not numbers (runid, relstring: rankeval has neither)
+PYTREC_FAMILIES = sorted(pytrec_eval.supported_measures - {"runid", "relstring"})
+GM_FLOOR = 1e-5  # trec_eval's MIN_GEO_MEAN
+
+
+def _cranfield(decimals=2, depth=100):
+    """Cranfield's qrels (codes 1-4 as grades 4-1; its undocumented -1 kept as the
+    negative grade it is, which trec_eval reads as pooled but unjudged) and a TF-IDF run
+    of its 225 queries (numbered by position, as the qrels number them), top ``depth``,
+    scores rounded to ``decimals`` so that many tie."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    data = Path(__file__).resolve().parents[1] / "data" / "cranfield"
+
+    def texts(name):  # the .W field of every .I record
+        records = re.split(r"^\.I ", (data / name).read_text(encoding="ascii"), flags=re.M)
+        return [r.split("\n.W\n", 1)[1] if "\n.W\n" in r else "" for r in records[1:]]
+
+    docs, queries = texts("cran.all.1400"), texts("cran.qry")
+    qrels = {}
+    for line in (data / "cranqrel").read_text(encoding="ascii").splitlines():
+        if line.strip():
+            q, d, code = line.split()
+            qrels.setdefault(q, {})[d] = 5 - int(code) if int(code) > 0 else int(code)
+    vectorizer = TfidfVectorizer(sublinear_tf=True)
+    matrix = vectorizer.fit_transform(docs)
+    scores = (vectorizer.transform(queries) @ matrix.T).toarray()
+    run = {}
+    for i, row in enumerate(scores):
+        top = np.argsort(-row, kind="stable")[:depth]
+        run[str(i + 1)] = {str(j + 1): round(float(row[j]), decimals) for j in top}
+    return qrels, run
+
+
+def _check_preset(qrels, run, threshold=1, judged_only=False):
+    """Every per-query value of every pytrec_eval measure, under conventions="pytrec_eval"
+    and trec_eval's own names, equal to pytrec_eval's to 1e-12; gm_map and gm_bpref
+    compared as pytrec_eval holds them per query (the log of the value floored at
+    1e-5: rankeval's column holds AP and bpref, and aggregate takes their geometric
+    mean), and their geometric means too."""
+    evaluator = pytrec_eval.RelevanceEvaluator(qrels, PYTREC_FAMILIES, relevance_level=threshold,
+                                               judged_docs_only_flag=judged_only)  # fmt: skip
+    ref = evaluator.evaluate(run)
+    names = sorted(next(iter(ref.values())))
+    assert len(names) == 93  # every value of the 32 families, defaults expanded
+    frame = evaluate(qrels, run, names, conventions="pytrec_eval", threshold=threshold,
+                     judged_only=judged_only)  # fmt: skip
+    assert sorted(frame.index) == sorted(ref)
+    rows = frame.to_dict("index")
+    differ = {}
+    for q, values in ref.items():
+        for name in names:
+            theirs, ours = values[name], rows[q][name]
+            if name.startswith("gm_"):
+                ours = np.log(max(ours, GM_FLOOR))
+            if np.isnan(theirs):
+                # trec_eval's 0/0 on a ranking left empty by -J: rankeval says 0
+                assert judged_only and ours == 0 and rows[q]["num_ret"] == 0, (q, name)
+                continue
+            if not abs(theirs - ours) <= 1e-12:
+                differ.setdefault(name, []).append((q, theirs, ours))
+    assert not differ, {n: (len(v), v[:3]) for n, v in differ.items()}
+    means = aggregate(frame)
+    for name in ("gm_map", "gm_bpref"):
+        logs = [values[name] for values in ref.values()]
+        assert means[name] == pytest.approx(np.exp(np.mean(logs)), rel=1e-12)
+    return frame
+
+
+def test_pytrec_eval_preset_reproduces_every_measure_on_cranfield():
+    qrels, run = _cranfield()
+    frame = _check_preset(qrels, run)
+    assert len(frame) == 225
+    # the data hit what the preset is about: recall levels where the two roundings
+    # differ, and scores that tie
+    r = pd.Series({q: sum(g >= 1 for g in docs.values()) for q, docs in qrels.items()})
+    assert any((level * r % 1).between(0.1, 0.5, inclusive="left").any()
+               for level in np.linspace(0, 1, 11))  # fmt: skip
+    assert sum(len(set(s.values())) < len(s) for s in run.values()) > 100
+    nearest = evaluate(qrels, run, ["11pt_avg"], score_precision="float")
+    assert (nearest["11pt_avg"] - frame["11pt_avg"]).abs().gt(1e-12).sum() > 100
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("level", [1, 2])
+def test_pytrec_eval_preset_reproduces_every_measure_on_random_runs(seed, level):
+    # ties, negative grades, unjudged documents, queries missing on either side
+    qrels, run = trec_collection(500 + seed)
+    _check_preset(qrels, run, threshold=level)
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_pytrec_eval_preset_reproduces_every_measure_judged_only(seed):
+    qrels, run = trec_collection(600 + seed)
+    _check_preset(qrels, run, judged_only=True)
+
+
+def test_pytrec_eval_preset_reproduces_every_measure_on_cranfield_by_level():
+    qrels, run = _cranfield(decimals=3)
+    _check_preset(qrels, run, threshold=3)

@@ -4,18 +4,30 @@ A :class:`Conventions` holds every choice that changes a number without changing
 the measure's name: the relevance threshold, the order of tied scores, where the
 ideal ranking comes from, what a query the run lacks scores, whether unjudged
 documents count, the precision of scores and grades, a depth, the gain of nDCG
-and DCG, and the value of a query with no relevant document. It is checked once,
-when it is made; :data:`PRESETS` names the choices of five tools:
+and DCG, the value of a query with no relevant document, and how a recall level
+becomes a count of relevant documents. It is checked once, when it is made;
+:data:`PRESETS` names the choices of five tools:
 
-===============  ===========  =========  ===========  ===========  ============
-preset           ties         ideal      scores       gain         no relevant
-===============  ===========  =========  ===========  ===========  ============
-``trec_eval``    by doc id    judged     double       linear       own value
-``pytrec_eval``  by doc id    judged     float32      linear       own value
-``sklearn``      averaged     retrieved  double       linear       own value
-``lightgbm``     input order  retrieved  double       2^l - 1      1
-``xgboost``      input order  retrieved  double       2^l - 1      1
-===============  ===========  =========  ===========  ===========  ============
+===============  ===========  =========  =======  =======  ===========  ==========
+preset           ties         ideal      scores   gain     no relevant  recall
+===============  ===========  =========  =======  =======  ===========  ==========
+``trec_eval``    by doc id    judged     double   linear   own value    nearest
+``pytrec_eval``  by doc id    judged     float32  linear   own value    trec_eval9
+``sklearn``      averaged     retrieved  double   linear   own value    nearest
+``lightgbm``     input order  retrieved  double   2^l - 1  1            nearest
+``xgboost``      input order  retrieved  double   2^l - 1  1            nearest
+===============  ===========  =========  =======  =======  ===========  ==========
+
+``trec_eval`` is trec_eval 10; ``pytrec_eval`` is trec_eval 9 (9.0.8, the code
+pytrec_eval bundles): it compares scores as 32-bit floats and turns the recall
+levels of ``iprec_at_recall`` and ``11pt_avg`` into counts as
+:math:`\lfloor rR + 0.9 \rfloor` (``recall_rounding="trec_eval9"``). These two
+are the differences between the versions in the measures pytrec_eval computes:
+under the preset, every one of them that rankeval has equals pytrec_eval's value
+query by query (``tests/test_trec_eval_agreement.py``). pytrec_eval's per-query
+``gm_map`` and ``gm_bpref`` are the logs of AP and bpref floored at 1e-5, the terms
+of trec_eval's geometric mean; rankeval's columns hold AP and bpref, and
+:func:`rankeval.aggregate` takes the same geometric mean of them.
 
 :func:`rankeval.evaluate` takes one as ``conventions=`` (a preset's name or the
 object); its keyword arguments that differ from their defaults override it.
@@ -33,14 +45,22 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..io.canonical import run_form
+from ..measures import Measure
 from ..ranking import check_options
 
-__all__ = ["Conventions", "PRESETS", "conventions"]
+__all__ = ["Conventions", "PRESETS", "MEASURE_PARAMS", "conventions"]
+
+#: The values of ``recall_rounding`` (the ``rounding`` of IPrec and 11pt_avg).
+RECALL_ROUNDINGS = ("nearest", "trec_eval9")
+
+#: Conventions that set a measure parameter: convention -> the parameter's name in the
+#: declarations (a measure without that parameter is left alone).
+MEASURE_PARAMS = {"recall_rounding": "rounding"}
 
 
 @dataclass(frozen=True)
 class Conventions:
-    """Every convention of an evaluation; checked once, when made.
+    r"""Every convention of an evaluation; checked once, when made.
 
     ``ties``, ``ideal``, ``missing``, ``judged_only``, ``score_precision``,
     ``grades`` and ``max_docs`` are the keyword arguments of the same names of
@@ -58,6 +78,25 @@ class Conventions:
     no_relevant : float or None
         Value of every measure bounded by [0, 1] for a query with no relevant
         document; None: the measure's own value (0 for nDCG).
+    recall_rounding : {"nearest", "trec_eval9"}
+        How interpolated precision (``IPrec@r``, trec_eval's
+        ``iprec_at_recall``) and ``11pt_avg`` turn a recall level :math:`r`
+        into a number of relevant documents :math:`c`, given a query's
+        :math:`R` relevant documents: ``"nearest"`` (the default, data
+        independent: trec_eval 10's ``lround``): :math:`rR` rounded to the
+        nearest count, halves away from zero; ``"trec_eval9"`` (trec_eval 9 and pytrec_eval):
+        :math:`c = \lfloor rR + 0.9 \rfloor`, :math:`rR + 0.9` computed in
+        doubles. They differ when the fractional part of :math:`rR` lies in
+        [0.1, 0.5): at :math:`R = 3`, level 0.4 reads the 2nd relevant
+        document under ``"trec_eval9"`` and the 1st under ``"nearest"``. A
+        measure that names its own ``rounding`` keeps it, ``"nearest"``
+        included (``"IPrec(rounding='nearest')@0.4"`` is trec_eval 10's under
+        every preset).
+
+    Notes
+    -----
+    The measure parameters a convention sets are listed in ``MEASURE_PARAMS``
+    (convention -> parameter); ``apply`` gives them to the measures.
     """
 
     threshold: float = 1
@@ -70,6 +109,7 @@ class Conventions:
     max_docs: int | None = None
     gain: object = "linear"
     no_relevant: float | None = None
+    recall_rounding: str = "nearest"
 
     def __post_init__(self):
         threshold = check_options(
@@ -102,6 +142,11 @@ class Conventions:
             if not np.isfinite(no_relevant):
                 raise ValueError(f"no_relevant must be finite, got {no_relevant}")
             object.__setattr__(self, "no_relevant", float(no_relevant))
+        if self.recall_rounding not in RECALL_ROUNDINGS:
+            raise ValueError(
+                f"recall_rounding must be one of {', '.join(map(repr, RECALL_ROUNDINGS))}, "
+                f"got {self.recall_rounding!r}"
+            )
 
     def replace(self, **changes) -> Conventions:
         """A copy with some conventions changed (checked again)."""
@@ -125,11 +170,30 @@ class Conventions:
             options["grades"] = "float"
         return options
 
+    def apply(self, measures) -> list:
+        """The parsed ``measures``, each given the measure parameters that these
+        conventions set (``MEASURE_PARAMS``) where its declaration has the
+        parameter, the convention differs from its default, and the measure does
+        not name its own value (the parameter's default is None, so that a value
+        named in the measure, the convention's default included, is kept)."""
+        out = []
+        for m in measures:
+            extra = {}
+            for convention, param in MEASURE_PARAMS.items():
+                value = getattr(self, convention)
+                if (m.declaration.param(param) is not None and param not in m.param
+                        and value != getattr(_DEFAULT, convention)):
+                    extra[param] = value
+            if extra:
+                m = Measure(m.name, m.cutoff, tuple(sorted({**m.param, **extra}.items())))
+            out.append(m)
+        return out
+
 
 #: The conventions of five tools (see the module's table).
 PRESETS = {
     "trec_eval": Conventions(),
-    "pytrec_eval": Conventions(score_precision="float"),
+    "pytrec_eval": Conventions(score_precision="float", recall_rounding="trec_eval9"),
     "sklearn": Conventions(ties="average", ideal="retrieved"),
     "lightgbm": Conventions(ties="input", ideal="retrieved", gain="exponential",
                             no_relevant=1.0),

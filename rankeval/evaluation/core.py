@@ -19,6 +19,7 @@ import numpy as np
 
 from ..measures import Measure, parse_measure, parse_measures
 from ..metrics.declaration import check_gains
+from ..metrics.judged import is_judged
 from ..ranking import RankedRun
 
 __all__ = ["CELL_BUDGET", "measures_and_labels", "check_needs", "check_tie_averaging",
@@ -119,7 +120,7 @@ def with_gain(parsed, gain, grades=None, name=None) -> list:
         table = np.asarray(gain, dtype=np.float64)
         if grades is not None:
             g = np.asarray(grades, dtype=np.float64)
-            g = g[~np.isnan(g) & (g >= 0)]
+            g = g[is_judged(g)]
             bad = (g != np.round(g)) | (g >= table.size)
             if bad.any():
                 i = int(np.flatnonzero(bad)[0])

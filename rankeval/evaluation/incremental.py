@@ -202,9 +202,10 @@ class Evaluator:
         **Labels** are finite numbers, one per row. A label
         :math:`\ge` ``threshold`` is relevant for the binary measures; graded
         measures use the label itself (or :math:`2^\ell - 1` with the
-        ``lightgbm`` and ``xgboost`` presets); a negative label is judged not
-        relevant with gain 0, as trec_eval reads a negative grade (LightGBM and
-        XGBoost refuse negative labels). A query whose labels are all
+        ``lightgbm`` and ``xgboost`` presets); a negative label is read as
+        trec_eval reads a negative grade: not relevant, gain 0, and not judged
+        (Judged@k, bpref, ``judged_only``); LightGBM and XGBoost refuse negative
+        labels. A query whose labels are all
         :math:`\le 0` is scored as :func:`rankeval.evaluate` scores it (0 for
         nDCG; 1 for the measures bounded by [0, 1] with the ``lightgbm`` and
         ``xgboost`` presets).

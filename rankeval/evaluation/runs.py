@@ -66,8 +66,9 @@ def evaluate(
         columns ``query_id``, ``doc_id``, ``relevance`` (a pandas, polars or
         Arrow table, or a Parquet file: a path ending in ``.parquet`` or a
         file that starts with Parquet's magic bytes). A negative grade
-        (some TREC collections use -1, -2) is judged and not relevant, with
-        gain 0, as in trec_eval.
+        (some TREC collections use -1, -2) is read as trec_eval reads it: a
+        document in the pool but not judged, not relevant, with gain 0, and
+        unjudged for Judged@k, Unj@k, bpref, infAP and ``judged_only``.
     run : str, os.PathLike, file, dict, pandas.DataFrame or pyarrow.Table
         Ranked documents: the path of a TREC run file (``query_id Q0 doc_id
         rank score tag``; the rank column is ignored, as trec_eval ignores
@@ -154,8 +155,10 @@ def evaluate(
         :class:`~rankeval.Conventions`; the keyword arguments above that differ
         from their defaults override it. The LightGBM and XGBoost presets also
         give nDCG and DCG the gain :math:`2^g - 1` and a query without a
-        relevant document the value 1 for the measures bounded by [0, 1] (see
-        :class:`~rankeval.Conventions`).
+        relevant document the value 1 for the measures bounded by [0, 1]; the
+        pytrec_eval preset gives ``iprec_at_recall`` and ``11pt_avg`` trec_eval
+        9's recall levels, :math:`\lfloor rR + 0.9 \rfloor` relevant
+        documents (see :class:`~rankeval.Conventions`).
     max_memory : int, str or None, default="512MB"
         For a run file (a path, ``"-"`` for standard input, or a file object):
         the memory budget (bytes, or a text such as ``"512MB"``, ``"2GB"``). A
@@ -276,6 +279,7 @@ def score_run(qrels, run, measures, *, threshold=1, ties="trec_eval", ideal="jud
                                 columns=columns)
     parsed, columns_out = measures_and_labels(measures)
     check_needs(parsed, "ranking")
+    parsed = chosen.apply(parsed)  # the measure parameters a convention sets
     if chosen.ties == "average":
         check_tie_averaging(
             parsed, "; evaluate those with ties='trec_eval' or ties='input' in a separate call"

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .declaration import REL, Declaration, judged_batch
+from .judged import is_judged
 from .portable import row_sum
 from .validation import as_judged_batch, check_count, check_n_relevant, check_threshold, finish
 
@@ -19,7 +20,7 @@ def _bpref(grades, lengths, n_relevant, n_nonrelevant, threshold):
     ``lengths`` ignored), ``n_relevant`` and ``n_nonrelevant`` (n_queries,) ints."""
     inside = np.arange(grades.shape[1]) < lengths[:, None]
     relevant = (grades >= threshold) & inside
-    nonrelevant = (grades >= 0) & (grades < threshold) & inside  # judged non-relevant only
+    nonrelevant = is_judged(grades) & (grades < threshold) & inside  # judged non-relevant only
     above = np.cumsum(nonrelevant, axis=1)  # at a relevant position: those ranked above it
     r = n_relevant[:, None].astype(np.float64)
     denominator = np.minimum(n_nonrelevant, n_relevant)[:, None].astype(np.float64)
@@ -108,7 +109,7 @@ def bpref(relevance, *, n_relevant, n_nonrelevant, threshold=1):
     threshold = check_threshold(threshold)
     g = batch.grades
     r = check_n_relevant(n_relevant, (g >= threshold).sum(axis=1), batch)
-    found_nonrel = ((g >= 0) & (g < threshold)).sum(axis=1)
+    found_nonrel = (is_judged(g) & (g < threshold)).sum(axis=1)
     n = check_count(
         n_nonrelevant, found_nonrel, batch, "n_nonrelevant", "judged non-relevant documents"
     )

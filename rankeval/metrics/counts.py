@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .declaration import REL, Declaration, judged_batch
+from .judged import is_judged
 
 __all__: list[str] = []
 
@@ -37,8 +38,7 @@ _COUNT = {"cutoff": "none", "aggregate": "sum", "integer": True, "bounds": (0.0,
 def _score_num_nonrel_judged_ret(ranked, k, rel):
     g, n = judged_batch(ranked, k)
     inside = np.arange(g.shape[1]) < n[:, None]
-    with np.errstate(invalid="ignore"):
-        judged_nonrel = inside & ~np.isnan(g) & (g >= 0) & (g < rel)
+    judged_nonrel = inside & is_judged(g) & (g < rel)
     return judged_nonrel.sum(axis=1).astype(np.int64)
 
 

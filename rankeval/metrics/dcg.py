@@ -15,6 +15,7 @@ import math
 import numpy as np
 
 from .declaration import REL, Declaration, Param, relevant
+from .judged import is_judged
 from .portable import each, exp2, log2, row_sum
 from .validation import as_batch, check_k, check_real, check_same_rows, finish
 
@@ -508,10 +509,11 @@ def _gain_matrix(ranked, k, gain, gains):
     if not gains:
         fn = _gain_function(gain, gains)
         return top if fn is None else fn(top)
-    # a gain map reads unjudged (NaN) and negative grades as gain 0, as trec_eval does
+    # a gain map gives a gain to judged documents only: unjudged ones (NaN, negative
+    # grades) have gain 0, as in trec_eval
     raw = ranked.padded(k, unjudged=np.nan)
-    out = _gain_function(gain, gains)(np.where(np.isnan(raw), -1.0, raw))
-    return np.where(np.isnan(raw), 0.0, out)
+    judged = is_judged(raw)
+    return np.where(judged, _gain_function(gain, gains)(np.where(judged, raw, -1.0)), 0.0)
 
 
 def _averaged(ranked, k, gains_matrix):

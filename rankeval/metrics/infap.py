@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .declaration import REL, Declaration, judged_batch
+from .judged import in_pool_unjudged, is_judged
 from .portable import row_sum
 from .validation import as_judged_batch, check_n_relevant, check_threshold, finish
 
@@ -21,8 +22,8 @@ def _inferred_average_precision(grades, lengths, n_relevant, threshold):
     unjudged, positions past ``lengths`` ignored), ``n_relevant`` (n_queries,) ints."""
     inside = np.arange(grades.shape[1]) < lengths[:, None]
     relevant = (grades >= threshold) & inside
-    nonrelevant = (grades >= 0) & (grades < threshold) & inside
-    unjudged = (grades < 0) & inside
+    nonrelevant = is_judged(grades) & (grades < threshold) & inside
+    unjudged = in_pool_unjudged(grades) & inside
     rel_so_far = np.cumsum(relevant, axis=1)  # this document included
     nonrel_so_far = np.cumsum(nonrelevant, axis=1)  # above a relevant document
     unjudged_so_far = np.cumsum(unjudged, axis=1)

@@ -20,7 +20,9 @@ def _cutoffs(levels, n_relevant, rounding):
     """Recall levels turned into numbers of relevant documents, as trec_eval does.
 
     trec_eval 10: ``lround(level * R)`` (halves away from zero); trec_eval 9 and
-    pytrec_eval: ``(long) (level * R + 0.9)``.
+    pytrec_eval: ``(long) (level * R + 0.9)`` (``m_iprec_at_recall.c`` and
+    ``m_11pt_avg.c`` of 9.0.8). ``level * R`` is the double product in both, as in C;
+    ``floor`` is C's truncation of a number >= 0.
     """
     x = levels[None, :] * n_relevant[:, None].astype(np.float64)
     if rounding == "nearest":
@@ -101,7 +103,12 @@ def interpolated_precision(
         zero (trec_eval 10). ``"trec_eval9"``: :math:`c = \lfloor rR + 0.9
         \rfloor` (trec_eval 9 and earlier, and pytrec_eval). They differ when
         the fractional part of :math:`rR` lies in [0.1, 0.5), e.g. R = 3 at
-        level 0.4: c = 1 or 2.
+        level 0.4: c = 1 or 2. Both are computed in doubles, as trec_eval
+        does: :math:`rR` is the double product, so at R = 3, level 0.7,
+        ``0.7 * 3 + 0.9`` is just below 3 and ``"trec_eval9"`` reads c = 2.
+        :func:`rankeval.evaluate` takes the rounding from its conventions
+        (``recall_rounding``: ``"trec_eval9"`` under
+        ``conventions="pytrec_eval"``) unless the measure names its own.
 
     Returns
     -------
@@ -178,7 +185,8 @@ def eleven_point_average(relevance, *, n_relevant="in_list", threshold=1, roundi
         A grade ``>= threshold`` counts as relevant.
     rounding : {"nearest", "trec_eval9"}, default="nearest"
         How each level becomes a number of relevant documents; see
-        :func:`interpolated_precision` (trec_eval 10 vs 9 / pytrec_eval).
+        :func:`interpolated_precision` (trec_eval 10 vs 9 / pytrec_eval; the
+        ``recall_rounding`` convention of :func:`rankeval.evaluate`).
 
     Returns
     -------
@@ -214,23 +222,29 @@ def eleven_point_average(relevance, *, n_relevant="in_list", threshold=1, roundi
 
 # --- declarations: the measures of rankeval.evaluate this module computes ------------------
 
+# The default None is "the conventions' rounding" (recall_rounding of rankeval.evaluate,
+# trec_eval 10's "nearest" unless a preset says otherwise): a measure that names a
+# rounding, "nearest" included, keeps it under every preset.
 _ROUNDING = Param(
     "rounding",
     "choice",
-    "nearest",
+    None,
     "recall level x R rounded to the nearest "
-    "count (trec_eval 10) or as trec_eval 9 and pytrec_eval do ('trec_eval9')",
+    "count ('nearest', trec_eval 10) or as trec_eval 9 and pytrec_eval do ('trec_eval9'); "
+    "default: the conventions' recall_rounding",
     ("nearest", "trec_eval9"),
     trec_eval=True,
 )
 
 
-def _score_iprec(ranked, k, rel, rounding="nearest"):
+def _score_iprec(ranked, k, rel, rounding=None):
     g, n = judged_batch(ranked)
+    rounding = rounding or "nearest"
     return _interpolated_precision(g, n, ranked.n_relevant(rel), [k], rel, rounding)[:, 0]
 
 
-def _score_11pt(ranked, k, rel, rounding="nearest", levels=()):
+def _score_11pt(ranked, k, rel, rounding=None, levels=()):
+    rounding = rounding or "nearest"
     g, n = judged_batch(ranked)
     # (with levels: trec_eval's 11pt_avg with its own levels, the mean of iprec at them,
     # added in the same order)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .declaration import Declaration, Param, judged_batch
+from .judged import is_judged
 from .portable import row_sum
 from .validation import as_judged_batch, check_k, check_probability, finish, per_query
 
@@ -26,7 +27,7 @@ def _trec_rbp(grades, lengths, k, p, max_grade):
     ``lengths`` ignored), ``max_grade`` (n_queries,) floats, each the query's top grade."""
     g = grades if k is None else grades[:, :k]
     inside = np.arange(g.shape[1]) < lengths[:, None]
-    judged = (g >= 0) & inside
+    judged = is_judged(g) & inside
     top = np.asarray(max_grade, dtype=np.float64)[:, None]
     with np.errstate(invalid="ignore", divide="ignore"):
         gain = np.where(judged, np.where(top > 1, g / top, g), 0.0)
@@ -38,7 +39,7 @@ def _trec_rbp_residual(grades, lengths, k, p):
     """Kernel of trec_eval's ``rbp_resid`` (0 when every scored document is judged)."""
     g = grades if k is None else grades[:, :k]
     inside = np.arange(g.shape[1]) < lengths[:, None]
-    unjudged = ~(g >= 0) & inside  # NaN (not in the qrels) or negative
+    unjudged = ~is_judged(g) & inside  # NaN (not in the qrels) or negative
     depth = lengths if k is None else np.minimum(lengths, k)
     powers = _powers(p, g.shape[1] + 1)
     residual = powers[depth] + (1.0 - p) * row_sum(unjudged * powers[:-1])
@@ -140,7 +141,7 @@ def trec_rbp(relevance, k=None, *, p=0.9, max_grade=None, return_residual=False)
     if not isinstance(return_residual, (bool, np.bool_)):
         raise TypeError(f"return_residual must be True or False, got {return_residual!r}")
     g = batch.grades
-    judged = g >= 0
+    judged = is_judged(g)
     largest = np.where(judged, g, 0.0).max(axis=1)
     if max_grade is None:
         top = largest
