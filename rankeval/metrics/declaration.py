@@ -220,8 +220,6 @@ class Declaration:
     needs : {"ranking", "subtopics"}
         What the measure reads: one grade per ranked document, or subtopic
         judgments (the diversity measures, :func:`rankeval.evaluate_diversity`).
-    case_insensitive : bool
-        Names are matched in any letter case, ``_`` read as ``-`` (ndeval's names).
     """
 
     name: str
@@ -246,7 +244,6 @@ class Declaration:
     gain: bool = False
     bounds: tuple = (0.0, 1.0)
     needs: str = "ranking"
-    case_insensitive: bool = False
 
     def param(self, name):
         return next((p for p in self.params if p.name == name), None)

@@ -480,7 +480,7 @@ def _subtopic_score(fn, normalization):
     return score
 
 
-_SUBTOPICS = {"cutoff": "required", "needs": "subtopics", "case_insensitive": True}
+_SUBTOPICS = {"cutoff": "required", "needs": "subtopics"}
 
 DECLARATIONS = (
     Declaration("alpha-nDCG", "alpha-nDCG over subtopics, normalised by the greedy ideal "
