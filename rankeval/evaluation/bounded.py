@@ -126,13 +126,14 @@ class _Ungrouped(Exception):
 
 def evaluate_bounded(score, qrels, run, measures, chosen: Conventions, budget: int,
                      *, block: int | None = None, partitions: int | None = None,
-                     columns: dict | None = None):  # fmt: skip
+                     columns: dict | None = None, encoding: str = "utf-8"):  # fmt: skip
     """``score_run``'s (frame, in_run) for the run file ``run``, read in batches (module
     docstring).
 
     ``score`` is ``score_run`` (passed in, so that this module does not import the
     one that calls it); ``block`` and ``partitions`` override the sizes derived from
-    the budget (the tests make them tiny); ``columns`` maps a Parquet run's columns.
+    the budget (the tests make them tiny); ``columns`` maps a Parquet run's columns;
+    ``encoding`` is the TREC files' text encoding.
     """
     parquet = is_parquet(run)
     whole = plain_size(run)
@@ -140,18 +141,19 @@ def evaluate_bounded(score, qrels, run, measures, chosen: Conventions, budget: i
         whole = source_size(run) * _COMPRESSION  # columns compressed: more in memory
     if whole is not None and whole * _WHOLE_FACTOR <= budget and block is None:
         return score(qrels, run, measures, conventions=chosen, max_memory=None,
-                     columns=columns)  # small: read at once
-    q = qrels_table(qrels)
+                     columns=columns, encoding=encoding)  # small: read at once
+    q = qrels_table(qrels, encoding=encoding)
     block = block or block_size(budget)
     state = _State(score, q, measures, chosen, columns)
 
     def batches(path, name, general):
         if parquet:
             return prefetch(parquet_batches(path, block, columns, name=name))
-        return prefetch(run_batches(path, block, general=general, name=name))
+        return prefetch(run_batches(path, block, general=general, name=name,
+                                    encoding=encoding))
 
     with tempfile.TemporaryDirectory(prefix="rankeval-") as tmp:
-        with spooled(run, tmp) as (path, name):
+        with spooled(run, tmp, encoding) as (path, name):
             for general in (False, True):
                 try:
                     try:
@@ -164,7 +166,8 @@ def evaluate_bounded(score, qrels, run, measures, chosen: Conventions, budget: i
                         if partitions is None and whole is not None \
                                 and whole * _FIT_FACTOR <= budget:
                             return score(q, run, measures, conventions=chosen,
-                                         max_memory=None, columns=columns)
+                                         max_memory=None, columns=columns,
+                                         encoding=encoding)
                         n = partitions or _partition_count(size, budget)
                         parts = os.path.join(tmp, "parts")
                         os.makedirs(parts, exist_ok=True)

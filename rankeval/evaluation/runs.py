@@ -48,6 +48,7 @@ def evaluate(
     columns=None,
     conventions=None,
     max_memory="512MB",
+    encoding="utf-8",
 ):
     r"""Score every query of a run with the given measures.
 
@@ -150,6 +151,10 @@ def evaluate(
         a Parquet run is read by row groups, in batches, the same way.
         ``None`` reads every run at once.
         Ignored for dicts and frames, which are in memory already.
+    encoding : str, default="utf-8"
+        The text encoding of TREC qrels and run files, any Python codec name:
+        ``"latin-1"`` reads any bytes, one character per byte, as trec_eval
+        reads ids (see :func:`rankeval.read_run`).
 
     Returns
     -------
@@ -218,13 +223,15 @@ def evaluate(
         qrels, run, measures, threshold=threshold, ties=ties, ideal=ideal, missing=missing,
         judged_only=judged_only, score_precision=score_precision, grades=grades,
         max_docs=max_docs, columns=columns, conventions=conventions, max_memory=max_memory,
+        encoding=encoding,
     )  # fmt: skip
     return frame
 
 
 def score_run(qrels, run, measures, *, threshold=1, ties="trec_eval", ideal="judged",
               missing="skip", judged_only=False, score_precision="double", grades="float",
-              max_docs=None, columns=None, conventions=None, max_memory="512MB"):  # fmt: skip
+              max_docs=None, columns=None, conventions=None, max_memory="512MB",
+              encoding="utf-8"):  # fmt: skip
     """:func:`evaluate`'s table, and for each of its rows whether the query has a line in
     the run (the command line's ``-c -q`` prints no line for the others, as trec_eval)."""
     chosen = as_conventions(
@@ -235,14 +242,15 @@ def score_run(qrels, run, measures, *, threshold=1, ties="trec_eval", ideal="jud
     if max_memory is not None and (isinstance(run, (str, os.PathLike)) or hasattr(run, "read")):
         budget = parse_memory(max_memory)
         return evaluate_bounded(score_run, qrels, run, measures, chosen, budget,
-                                columns=columns)
+                                columns=columns, encoding=encoding)
     parsed, columns_out = measures_and_labels(measures)
     check_needs(parsed, "ranking")
     if chosen.ties == "average":
         check_tie_averaging(
             parsed, "; evaluate those with ties='trec_eval' or ties='input' in a separate call"
         )
-    ranked = rank_run(qrels, run, **chosen.ranking_options(), columns=columns)
+    ranked = rank_run(qrels, run, **chosen.ranking_options(), columns=columns,
+                      encoding=encoding)
     if chosen.gain != "linear":
         grades_seen = None if isinstance(chosen.gain, str) else np.concatenate(
             [ranked.grades, ranked.judged])  # fmt: skip

@@ -66,10 +66,12 @@ def plain_size(source) -> int | None:
 
 
 @contextlib.contextmanager
-def spooled(source, directory: str):
+def spooled(source, directory: str, encoding: str = "utf-8"):
     """``(path, name)``: ``source`` itself if it is a regular file path, else its bytes
     copied, in blocks, to a file in ``directory`` (standard input, a pipe, a file
-    object: read once, never held whole in memory), and the name to use in messages."""
+    object: read once, never held whole in memory), and the name to use in messages.
+    A text stream is refused with an ``encoding`` other than UTF-8 (it is decoded
+    already), as :func:`rankeval.read_run` refuses it."""
     if isinstance(source, (str, os.PathLike)) and os.fspath(source) != "-":
         path = os.fspath(source)
         if not os.path.exists(path) or os.path.isfile(path) or os.path.isdir(path):
@@ -93,6 +95,8 @@ def spooled(source, directory: str):
                 if not chunk:
                     break
                 if isinstance(chunk, str):
+                    if trec.text_encoding(encoding) is not None:
+                        raise trec.text_stream_error(name, encoding)
                     chunk = chunk.encode("utf-8", "surrogateescape")
                 out.write(chunk)
     except UnicodeDecodeError as error:
@@ -146,7 +150,8 @@ def prefetch(items, depth: int = 2):
         items.close()
 
 
-def run_batches(source, block_size: int, *, general: bool = False, name: str | None = None):
+def run_batches(source, block_size: int, *, general: bool = False, name: str | None = None,
+                encoding: str = "utf-8"):
     """Yield the run file ``source`` as tables ``query_id, doc_id, score`` (strings,
     strings, float64) of about ``block_size`` bytes of file each, in file order.
 
@@ -155,10 +160,11 @@ def run_batches(source, block_size: int, *, general: bool = False, name: str | N
     outside it (the caller then reads again with ``general=True``). Standard input
     and file objects are held in memory (they cannot be read twice: the bounded
     path hands a spooled copy instead, :func:`spooled`); paths are streamed. A malformed line raises ValueError naming the file (``name`` if given:
-    the name of the source a spooled copy was made of) and the line.
+    the name of the source a spooled copy was made of) and the line. ``encoding``: the
+    file's text encoding, as for :func:`rankeval.read_run`.
     """
     layout = trec._LAYOUTS["run"]
-    inp = trec._Input(source, layout.label)
+    inp = trec._Input(source, layout.label, encoding)
     if name is not None:
         inp.name = name
     delimiter = trec._sniff(inp.head())
