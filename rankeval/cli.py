@@ -558,13 +558,19 @@ def _run(argv) -> int:
         print("rankeval: error: standard output is closed: nothing to write the results to",
               file=sys.stderr)
         return 1
-    if args.encoding != "utf-8" and hasattr(out, "reconfigure"):
-        out.reconfigure(encoding=args.encoding)  # the ids as they were read: same bytes
+    write = out.write
+    if args.encoding.lower().replace("-", "").replace("_", "") != "utf8" \
+            and hasattr(out, "buffer"):  # the ids as they were read: the same bytes
+        out.flush()
+
+        def write(part, raw=out.buffer, codec=args.encoding):
+            raw.write(part.encode(codec))
+
     try:
         if text is not None:
-            out.write(text)
+            write(text)
         else:
-            write_lines(lines(results, options), out.write)
+            write_lines(lines(results, options), write)
         out.flush()
     except BrokenPipeError:
         raise  # (main: the reader stopped reading, which is no error)
