@@ -20,7 +20,7 @@ import sys
 import pyarrow as pa
 import pytest
 
-from rankeval import evaluate, read_qrels, read_run
+from rankeval import Evaluator, evaluate, read_qrels, read_run
 from rankeval.cli import main
 from rankeval.evaluation.bounded import evaluate_bounded
 from rankeval.evaluation.conventions import conventions
@@ -114,6 +114,14 @@ def test_ties_follow_the_bytes_of_a_latin1_file_as_in_trec_eval(tmp_path):
         run.write_bytes(b"q Q0 dz 1 1 t\nq Q0 d\xe9 2 1 t\n")
         got = evaluate(qrels, run, ["P@1"], encoding="latin-1").loc["q", "P@1"]
         assert got == (1.0 if relevant == first else 0.0)
+
+
+def test_the_evaluator_reads_latin1_qrels(pair):
+    ql, rl, qu, ru = pair
+    run = read_run(ru, as_table=True)
+    ev = Evaluator(ql, MEASURES, encoding="latin-1")
+    ev.update(run.column("query_id"), run.column("doc_id"), run.column("score"))
+    assert ev.compute().equals(evaluate(qu, ru, MEASURES))
 
 
 def test_the_bounded_path_takes_the_encoding(tmp_path, pair):

@@ -62,6 +62,8 @@ class Evaluator:
     conventions : str or Conventions, optional
         A preset or a :class:`~rankeval.Conventions`, as for
         :func:`rankeval.evaluate`.
+    encoding : str, default="utf-8"
+        The text encoding of a qrels file, as for :func:`rankeval.read_qrels`.
     **options
         ``threshold``, ``ties``, ``ideal``, ``missing``, ``judged_only``,
         ``score_precision``, ``grades``, ``max_docs``: as for
@@ -122,7 +124,7 @@ class Evaluator:
     10
     """
 
-    def __init__(self, qrels, measures, *, conventions=None, **options):
+    def __init__(self, qrels, measures, *, conventions=None, encoding="utf-8", **options):
         if qrels is None:
             raise TypeError(
                 "Evaluator(qrels, measures) needs qrels; for rows that carry their own "
@@ -130,7 +132,7 @@ class Evaluator:
                 "Evaluator.from_labels(measures, conventions=...)"
             )
         self._setup(measures, conventions, options)
-        self._qrels = qrels_table(qrels)
+        self._qrels = qrels_table(qrels, encoding=encoding)
 
     @classmethod
     def from_labels(cls, measures, conventions=None, **options) -> Evaluator:
