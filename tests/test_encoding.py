@@ -19,8 +19,10 @@ import sys
 
 import pyarrow as pa
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from rankeval import Evaluator, evaluate, read_qrels, read_run
+from rankeval import Evaluator, evaluate, rank_run, read_qrels, read_run
 from rankeval.cli import main
 from rankeval.evaluation.bounded import evaluate_bounded
 from rankeval.evaluation.conventions import conventions
@@ -299,3 +301,47 @@ def test_a_header_line_on_the_bounded_path_and_in_evaluate(tmp_path, pair):
 def test_lines_that_are_not_headers(tmp_path, text, message):
     with pytest.raises(ValueError, match=message):
         read_run(write(tmp_path / "f.txt", text, "utf-8"))
+
+
+# --- any bytes, read as latin-1: ids keep their bytes and trec_eval's order --------------
+
+# bytes that can stand in an id: not whitespace (C's isspace), not NUL
+_ID_BYTES = [b for b in range(1, 256) if b not in (9, 10, 11, 12, 13, 32)]
+_IDS = st.lists(st.sampled_from(_ID_BYTES), min_size=1, max_size=6).map(bytes).filter(
+    lambda b: not b.startswith(b"#"))
+
+
+@settings(max_examples=60, deadline=None)
+@given(docs=st.lists(_IDS, min_size=1, max_size=12, unique=True), query=_IDS,
+       sep=st.sampled_from([b" ", b"\t", b"  "]))
+def test_any_bytes_read_as_latin1_keep_their_bytes_and_trec_eval_s_tie_order(
+    tmp_path_factory, docs, query, sep
+):
+    # every document at one score: trec_eval ranks them by id descending, compared as
+    # bytes (strcmp); each one's grade is its place in that order, so the ranking's
+    # grades must come out descending
+    order = sorted(docs, reverse=True)
+    grade = {d: len(order) - i for i, d in enumerate(order)}
+    folder = tmp_path_factory.mktemp("bytes")
+    run = folder / "run"
+    run.write_bytes(b"".join(sep.join([query, b"Q0", d, b"1", b"1.5", b"t"]) + b"\n"
+                             for d in docs))  # fmt: skip
+    qrels = folder / "qrels"
+    qrels.write_bytes(b"".join(sep.join([query, b"0", d, str(grade[d]).encode()]) + b"\n"
+                               for d in docs))  # fmt: skip
+    read = read_run(run, encoding="latin-1")
+    (q, got), = read.items()
+    assert q.encode("latin-1") == query
+    assert [d.encode("latin-1") for d in got] == docs  # file order, every byte kept
+    ranked = rank_run(qrels, run, encoding="latin-1")
+    assert ranked.ragged()[0].tolist() == sorted(grade.values(), reverse=True)
+
+
+def test_the_run_tag_of_a_latin1_file_keeps_its_bytes(tmp_path):
+    from rankeval.io.trec import run_tag
+
+    # U+0085 and U+00A0 (bytes 0x85, 0xA0 in latin-1) are not whitespace for trec_eval
+    path = tmp_path / "run"
+    path.write_bytes(b"q Q0 a\x85b 1 2 t\xa0\x85\x1c1\nq Q0 c 2 1 t\xa0\x85\x1c2 extra\n")
+    assert run_tag(path, "latin-1").encode("latin-1") == b"t\xa0\x85\x1c2"
+    assert run_tag(path) == "t\ufffd\ufffd\x1c2"  # read as UTF-8: undecodable bytes replaced

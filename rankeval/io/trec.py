@@ -70,6 +70,7 @@ import io
 import itertools
 import lzma
 import os
+import re
 import stat
 import sys
 from dataclasses import dataclass
@@ -831,11 +832,19 @@ def read_run(path, *, as_frame: bool = False, as_table: bool = False,
 # --- a run's tag -----------------------------------------------------------------------
 
 
+# Lines end at LF, CR or CRLF; fields are split by C's isspace (as trec_eval): not by
+# str.splitlines() and str.split(), which also split at U+0085, U+00A0, U+001C, ...
+_SPACES = " \t\n\v\f\r"
+_LINE_ENDS = re.compile(r"\r\n|\r|\n")
+_WHITESPACE = re.compile(r"[ \t\n\v\f\r]+")
+
+
 def _tag_of_last(last_lines: str) -> str | None:
     """The 6th field of the last line that is neither blank nor a ``#`` comment (the
     reader skips both)."""
-    for line in reversed(last_lines.splitlines()):
-        fields = line.lstrip("\ufeff").split()
+    for line in reversed(_LINE_ENDS.split(last_lines)):
+        fields = _WHITESPACE.split(line.lstrip("\ufeff").strip(_SPACES))
+        fields = [] if fields == [""] else fields
         if fields and not fields[0].startswith("#"):
             return fields[5] if len(fields) >= 6 else None
     return None
