@@ -22,9 +22,12 @@ The rules are trec_eval's (version 10):
   ``encoding=`` names another encoding (``"latin-1"`` reads any bytes, as
   trec_eval does, see below); a line that cannot be decoded is named, with
   the option that reads it;
-- a file has no header line: a first line whose fields hold no number
-  (``query_id Q0 doc_id rank score tag``) is named as a header, to be removed
-  or made a comment;
+- a file has no header line: a first line that fails (its value is no
+  number, or it has too few or too many fields) whose fields hold no number
+  and a usual column name (``query_id Q0 doc_id rank score tag``, ``qid iter
+  docno rel``, ``query_id,doc_id,score``) is named as a header, to be removed
+  or made a comment (there is no option to skip it: with a ``#`` in front it
+  is a comment, which every TREC tool skips);
 - gzip, bzip2 and xz files are decompressed transparently (recognised by
   their first bytes, whatever their name); ``"-"`` reads standard input, and
   an open file object (text or binary, a pipe too) can be given instead of a
