@@ -555,6 +555,11 @@ def _ids(values, name: str):
             return pa.array(arr.astype(np.int64, copy=False))
         if arr.dtype.kind not in "UO":
             raise TypeError(f"{name} must hold strings or integers, got dtype {arr.dtype}")
+        if arr.dtype.kind == "U":
+            try:
+                return pa.array(arr, pa.string())  # (NumPy's text: no object per id)
+            except (UnicodeError, pa.ArrowException):
+                pass  # a lone surrogate: named below
         values = arr.tolist()
     values = list(values)
     try:
