@@ -272,6 +272,12 @@ def _parser() -> argparse.ArgumentParser:
         "stay in memory (default: 512MB)",
     )  # fmt: skip
     p.add_argument(
+        "--encoding", default="utf-8", metavar="CODEC",
+        help="text encoding of the qrels and run files, and of the results written "
+        "(default utf-8); latin-1 reads any bytes, as trec_eval, and writes every id back "
+        "as its bytes",
+    )  # fmt: skip
+    p.add_argument(
         "-n", "--no-summary", "--nosummary", action="store_true", dest="no_summary",
         help="do not print the summary ('all') lines (trec_eval -n)",
     )  # fmt: skip
@@ -489,13 +495,13 @@ def _check_distinct(paths, names, format) -> None:
         seen.add(name)
 
 
-def _load_qrels(source, subtopics=False):
+def _load_qrels(source, subtopics=False, encoding="utf-8"):
     """The qrels, read once for every run, as the canonical Arrow table."""
     from .io.canonical import canonical_table, plain_ids, qrels_table
 
     if subtopics:
-        return plain_ids(canonical_table(source, "subtopics", None))
-    return qrels_table(source)
+        return plain_ids(canonical_table(source, "subtopics", None, encoding=encoding))
+    return qrels_table(source, encoding=encoding)
 
 
 def _diversity_items(items):
@@ -515,9 +521,10 @@ def _evaluate(qrels, run, measures, args):
 
     if args.subtopics:
         from .evaluation.diversity import evaluate_diversity
+        from .io.canonical import run_table
 
         table = evaluate_diversity(
-            qrels, run, list(measures),
+            qrels, run_table(run, encoding=args.encoding), list(measures),
             alpha=0.5 if args.alpha is None else args.alpha, threshold=args.level,
             missing="zero" if args.complete else "skip",
             score_precision=args.score_precision, max_docs=args.max_docs,
@@ -534,6 +541,7 @@ def _evaluate(qrels, run, measures, args):
         "max_docs": args.max_docs,
         "columns": None,
         "max_memory": None if str(args.max_memory).lower() == "none" else args.max_memory,
+        "encoding": args.encoding,
     }
     # (the table, and which of its queries the run has: --skip-missing-lines uses it)
     table, in_run = score_run(qrels, run, list(dict.fromkeys(measures)), **options)
@@ -569,12 +577,13 @@ def _run(argv) -> int:
         if not measures and not (runid and args.format == "trec_eval"):
             raise ValueError("no measure to compute: give -m with at least one measure")
         qrels_path, run_paths = args.files[0], args.files[1:]
-        qrels = _load_qrels(_read_stdin() if qrels_path == "-" else qrels_path, args.subtopics)
+        qrels = _load_qrels(_read_stdin() if qrels_path == "-" else qrels_path, args.subtopics,
+                            args.encoding)
         limit = None if args.subtopics or not measures else _budget(args.max_memory)
         sources = [_once(p, inputs, limit) for p in run_paths]
         from .io.trec import run_tag
 
-        tags = [run_tag(s) for s in sources]
+        tags = [run_tag(s, args.encoding) for s in sources]
         names = [p if p != "-" else "<stdin>" for p in run_paths]
         if None not in tags and len(set(tags)) == len(tags):
             names = list(tags)
@@ -590,7 +599,7 @@ def _run(argv) -> int:
             from .io.trec import read_run
 
             for source in sources:  # each run is read (and checked) all the same
-                read_run(source, as_table=True)
+                read_run(source, as_table=True, encoding=args.encoding)
             one = len(names) == 1
             text = "".join(runid_line((tag or name) if one else name)
                            for name, tag in zip(names, tags, strict=True))
@@ -613,11 +622,19 @@ def _run(argv) -> int:
         print("rankeval: error: standard output is closed: nothing to write the results to",
               file=sys.stderr)
         return 1
+    write = out.write
+    if args.encoding.lower().replace("-", "").replace("_", "") != "utf8" \
+            and hasattr(out, "buffer"):  # the ids as they were read: the same bytes
+        out.flush()
+
+        def write(part, raw=out.buffer, codec=args.encoding):
+            raw.write(part.encode(codec))
+
     try:
         if text is not None:
-            out.write(text)
+            write(text)
         else:
-            write_lines(lines(results, options), out.write)
+            write_lines(lines(results, options), write)
         out.flush()
     except BrokenPipeError:
         raise  # (main: the reader stopped reading, which is no error)

@@ -740,6 +740,7 @@ def rank_run(
     grades="float",
     max_docs=None,
     columns=None,
+    encoding="utf-8",
 ) -> RankedRun:
     r"""Join a run with its judgments and rank every query's documents by score.
 
@@ -797,6 +798,8 @@ def rank_run(
         Column names of table inputs, canonical -> yours, e.g.
         ``{"query_id": "user", "doc_id": "item", "score": "pred",
         "relevance": "rating"}``.
+    encoding : str, default="utf-8"
+        The text encoding of TREC files, as for :func:`rankeval.read_run`.
 
     Returns
     -------
@@ -852,9 +855,11 @@ def rank_run(
                   max_docs=max_docs)  # fmt: skip
     if columns is not None and not isinstance(columns, dict):
         raise TypeError(f"columns must be a dict canonical name -> yours, got {columns!r}")
-    qt = canonical_table(qrels, "qrels", _only(columns, ("query_id", "doc_id", "relevance")))
+    qt = canonical_table(qrels, "qrels", _only(columns, ("query_id", "doc_id", "relevance")),
+                         encoding=encoding)
     release_memory()
-    rt = canonical_table(run, "run", _only(columns, ("query_id", "doc_id", "score", "rank")))
+    rt = canonical_table(run, "run", _only(columns, ("query_id", "doc_id", "score", "rank")),
+                         encoding=encoding)
     release_memory()
 
     # queries: the qrels' ids, sorted (bytes order / numbers), and every row's code

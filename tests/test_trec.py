@@ -416,6 +416,10 @@ def test_qrels_file_errors(tmp_path, path_kind, text, message):
 
 
 def test_not_utf8(tmp_path, path_kind):
+    # the message names the byte and the option that reads the file (issue 52)
+    with pytest.raises(ValueError, match=r"line 2: not valid UTF-8 text \(byte b'\\xff' at "
+                       r"column 6\); .*encoding='latin-1'"):
+        read_run(_write(tmp_path, b"q Q0 a 1 1 r\nq Q0 \xff\xfe 2 0 r\n"))
     with pytest.raises(ValueError, match=r"f\.txt, line 2: not valid UTF-8"):
         read_run(_write(tmp_path, b"q Q0 a 1 1 r\nq Q0 \xff\xfe 2 0 r\n"))
     with pytest.raises(ValueError, match=r"line 3: not valid UTF-8"):  # in an ignored field too

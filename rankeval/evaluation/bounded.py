@@ -317,7 +317,7 @@ class _Ungrouped(Exception):
 
 def evaluate_bounded(score, qrels, run, measures, chosen: Conventions, budget: int,
                      *, block: int | None = None, partitions: int | None = None,
-                     columns: dict | None = None):  # fmt: skip
+                     columns: dict | None = None, encoding: str = "utf-8"):  # fmt: skip
     """``score_run``'s (frame, in_run) for the run file ``run``, read in batches (module
     docstring).
 
@@ -344,17 +344,18 @@ def evaluate_bounded(score, qrels, run, measures, chosen: Conventions, budget: i
         whole = source_size(run) * _COMPRESSION  # columns compressed: more in memory
     if whole is not None and whole * _WHOLE_FACTOR <= budget and block is None:
         return score(qrels, _at_once(run), measures, conventions=chosen, max_memory=None,
-                     columns=columns)  # small: read at once
-    q = qrels_table(qrels, columns=qrels_columns)
+                     columns=columns, encoding=encoding)  # small: read at once
+    q = qrels_table(qrels, columns=qrels_columns, encoding=encoding)
     block = block or block_size(budget)
     state = _State(score, q, measures, chosen, columns)
 
     def batches(path, name, general):
         if parquet:
             return prefetch(parquet_batches(path, block, run_columns, name=name))
-        return prefetch(run_batches(path, block, general=general, name=name))
+        return prefetch(run_batches(path, block, general=general, name=name,
+                                    encoding=encoding))
 
-    with spill_directory() as tmp, spooled(run, tmp, block) as (path, name):
+    with spill_directory() as tmp, spooled(run, tmp, block, encoding) as (path, name):
         state.name_rows(name or os.fsdecode(os.fspath(path)), parquet)
         for general in (False, True):
             try:
@@ -376,7 +377,7 @@ def evaluate_bounded(score, qrels, run, measures, chosen: Conventions, budget: i
                         named = q.rename_columns([(qrels_columns or {}).get(c, c)
                                                   for c in q.column_names])
                         return score(named, _at_once(run), measures, conventions=chosen,
-                                     max_memory=None, columns=columns)
+                                     max_memory=None, columns=columns, encoding=encoding)
                     n = partitions or _partition_count(size, budget)
                     parts = os.path.join(tmp, "parts")
                     os.makedirs(parts, exist_ok=True)

@@ -18,6 +18,9 @@ Chapter: :doc:`/chapters/14_evaluating_a_run`.
 
 from __future__ import annotations
 
+import numbers
+from collections.abc import Mapping
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -59,6 +62,8 @@ class Evaluator:
     conventions : str or Conventions, optional
         A preset or a :class:`~rankeval.Conventions`, as for
         :func:`rankeval.evaluate`.
+    encoding : str, default="utf-8"
+        The text encoding of a qrels file, as for :func:`rankeval.read_qrels`.
     **options
         ``threshold``, ``ties``, ``ideal``, ``missing``, ``judged_only``,
         ``score_precision``, ``grades``, ``max_docs``: as for
@@ -119,7 +124,7 @@ class Evaluator:
     10
     """
 
-    def __init__(self, qrels, measures, *, conventions=None, **options):
+    def __init__(self, qrels, measures, *, conventions=None, encoding="utf-8", **options):
         if qrels is None:
             raise TypeError(
                 "Evaluator(qrels, measures) needs qrels; for rows that carry their own "
@@ -127,7 +132,7 @@ class Evaluator:
                 "Evaluator.from_labels(measures, conventions=...)"
             )
         self._setup(measures, conventions, options)
-        self._qrels = qrels_table(qrels)
+        self._qrels = qrels_table(qrels, encoding=encoding)
 
     @classmethod
     def from_labels(cls, measures, conventions=None, **options) -> Evaluator:
@@ -294,12 +299,19 @@ class Evaluator:
         Raises
         ------
         TypeError
-            The arguments of the other form; ids that are not all strings or all
-            integers, or not of the type of the earlier batches; labels or scores
-            that are not numbers.
+            The arguments of the other form; an argument that is not a sequence
+            (a string, a number, a set or a dict); ids that are not all strings or
+            all integers, or not of the type of the earlier batches; labels or
+            scores that are not numbers (booleans and numeric text included).
         ValueError
-            Sequences of different lengths, NaN or infinite labels or scores, a
-            label outside a ``label_gain`` table of gains.
+            Sequences of different lengths or of more than one dimension, a
+            missing id, an integer id beyond int64, NaN or infinite labels or
+            scores, a label outside a ``label_gain`` table of gains.
+
+        Notes
+        -----
+        Each message names the argument and, where one is at fault, the
+        element (``doc_ids[3]``). A refused batch adds nothing to the state.
         """
         if self._labels:
             if doc_ids is not None:
@@ -321,26 +333,27 @@ class Evaluator:
             )
         if doc_ids is None or scores is None:
             raise TypeError("update() needs query_ids, doc_ids and scores")
-        lengths = {len(query_ids), len(doc_ids), len(scores)}
-        if len(lengths) != 1:
+        # each argument checked on its own (its name in every message), then together
+        q = _ids(query_ids, "query_ids")
+        d = _ids(doc_ids, "doc_ids")
+        s = _numbers(scores, "scores")
+        if not len(q) == len(d) == s.size:
             raise ValueError(f"query_ids, doc_ids and scores must have one length, got "
-                             f"{len(query_ids)}, {len(doc_ids)}, {len(scores)}")  # fmt: skip
-        if not len(query_ids):
+                             f"{len(q)}, {len(d)}, {s.size}")  # fmt: skip
+        if not len(q):
             return
-        # types and finite scores now; a document twice when the state is cut back or
-        # computed (the search for repeats costs most of a batch's time)
+        # a document twice when the state is cut back or computed (the search for
+        # repeats costs most of a batch's time)
         table = plain_ids(tables.from_arrow(
-            pa.table({"query_id": _array(query_ids), "doc_id": _array(doc_ids),
-                      "score": _array(scores)}), "run", None, "update() batch", unique=True))
+            pa.table({"query_id": q, "doc_id": d, "score": pa.array(s)}), "run", None,
+            "update() batch", unique=True))  # fmt: skip
         self._add(table)
 
     def _update_labels(self, query_ids, labels, scores) -> None:
+        q = _ids(query_ids, "query_ids")
         y = _numbers(labels, "labels")
         s = _numbers(scores, "scores")
-        if isinstance(query_ids, (str, bytes)) or np.isscalar(query_ids):
-            raise TypeError(f"query_ids must be a sequence of ids (one per row), got "
-                            f"{type(query_ids).__name__}")  # fmt: skip
-        n = len(query_ids)
+        n = len(q)
         if not n == y.size == s.size:
             raise ValueError(f"query_ids, labels and scores must have one length, got "
                              f"{n}, {y.size}, {s.size}")  # fmt: skip
@@ -348,10 +361,6 @@ class Evaluator:
             return
         if not isinstance(self._conventions.gain, str):  # a label_gain table: whole labels
             with_gain(self._parsed, self._conventions.gain, y, "labels")
-        try:
-            q = _array(query_ids)
-        except (pa.ArrowInvalid, pa.ArrowTypeError) as err:
-            raise TypeError(f"query_ids must be all strings or all integers: {err}") from None
         row = pa.array(np.arange(self._next, self._next + n, dtype=np.int64))
         checked = plain_ids(tables.from_arrow(
             pa.table({"query_id": q, "doc_id": row, "score": pa.array(s)}), "run", None,
@@ -493,14 +502,75 @@ def _numbers(values, name: str) -> np.ndarray:
         if values.null_count:
             i = int(np.flatnonzero(values.is_null().to_numpy(zero_copy_only=False))[0])
             raise ValueError(f"{name}[{i}] is missing: {name} must be finite numbers")
+        t = values.type
+        if not (pa.types.is_integer(t) or pa.types.is_floating(t)):
+            raise TypeError(f"{name} must hold numbers, got Arrow type {t}")
         values = values.to_numpy(zero_copy_only=False)
-    return _finite(values, name)
+    elif isinstance(values, (str, bytes)) or values is None or np.isscalar(values):
+        raise TypeError(f"{name} must be a 1-D array of numbers (one per row), got "
+                        f"{type(values).__name__}")  # fmt: skip
+    elif isinstance(values, (Mapping, set, frozenset)):
+        raise TypeError(f"{name} must be a 1-D array of numbers (one per row), in order; "
+                        f"got a {type(values).__name__}")  # fmt: skip
+    try:
+        arr = np.asarray(values)
+    except (ValueError, TypeError, OverflowError) as error:  # ragged lists, say
+        raise ValueError(f"{name} must be a 1-D array of numbers (one per row): "
+                         f"{error}") from None  # fmt: skip
+    if arr.dtype == object and arr.ndim == 1:  # Python numbers beyond int64, or a mix
+        for i, x in enumerate(arr.tolist()):
+            if not isinstance(x, numbers.Real) or isinstance(x, (bool, np.bool_)):
+                raise TypeError(f"{name}[{i}] is {type(x).__name__} {x!r}: {name} must hold "
+                                "numbers")  # fmt: skip
+        try:
+            arr = arr.astype(np.float64)
+        except (OverflowError, TypeError, ValueError) as error:
+            raise ValueError(f"{name} must be numbers that fit a double (64-bit float): "
+                             f"{error}") from None  # fmt: skip
+    return _finite(arr, name)
 
 
-def _array(values):
+def _ids(values, name: str):
+    """``values`` as an Arrow array of ids: ``string`` or ``int64`` (all strings or all
+    integers), one per row; TypeError or ValueError naming ``name`` and the element
+    otherwise. Arrow arrays are taken as they are (their type and missing values are
+    checked with the batch)."""
     if isinstance(values, (pa.Array, pa.ChunkedArray)):
         return values
-    return pa.array(np.asarray(values) if not isinstance(values, list) else values)
+    if isinstance(values, (str, bytes)) or values is None or np.isscalar(values) \
+            or isinstance(values, (Mapping, set, frozenset)):
+        raise TypeError(f"{name} must be a sequence of ids (one per row), got "
+                        f"{type(values).__name__}")  # fmt: skip
+    if not isinstance(values, (list, tuple)):
+        try:
+            arr = np.asarray(values)
+        except (ValueError, TypeError) as error:
+            raise ValueError(f"{name} must be a 1-D sequence of ids: {error}") from None
+        if arr.ndim != 1:
+            raise ValueError(f"{name} must be 1-D (one id per row), got shape {arr.shape}")
+        if arr.dtype.kind in "iu":
+            if arr.dtype.kind == "u" and arr.size and arr.max() > np.iinfo(np.int64).max:
+                i = int(np.flatnonzero(arr > np.iinfo(np.int64).max)[0])
+                raise ValueError(f"{name}[{i}]: integer id {arr[i]} does not fit in a "
+                                 "signed 64-bit integer (int64)")  # fmt: skip
+            return pa.array(arr.astype(np.int64, copy=False))
+        if arr.dtype.kind not in "UO":
+            raise TypeError(f"{name} must hold strings or integers, got dtype {arr.dtype}")
+        if arr.dtype.kind == "U":
+            try:
+                return pa.array(arr, pa.string())  # (NumPy's text: no object per id)
+            except (UnicodeError, pa.ArrowException):
+                pass  # a lone surrogate: named below
+        values = arr.tolist()
+    values = list(values)
+    try:
+        return tables.id_array(values, lambda i: f"{name}[{i}]")
+    except TypeError:
+        missing = next((i for i, x in enumerate(values) if x is None), None)
+        if missing is None:
+            raise
+        raise ValueError(f"{name}[{missing}] is missing: {name} must be all strings or all "
+                         "integers") from None  # fmt: skip
 
 
 def _top(table: pa.Table, depth: int, float32: bool) -> pa.Table:

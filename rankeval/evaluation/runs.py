@@ -53,6 +53,7 @@ def evaluate(
     columns=None,
     conventions=None,
     max_memory="512MB",
+    encoding="utf-8",
 ):
     r"""Score every query of a run with the given measures.
 
@@ -174,6 +175,10 @@ def evaluate(
         a Parquet run is read by row groups, in batches, the same way.
         ``None`` reads every run at once.
         Ignored for dicts and frames, which are in memory already.
+    encoding : str, default="utf-8"
+        The text encoding of TREC qrels and run files, any Python codec name:
+        ``"latin-1"`` reads any bytes, one character per byte, as trec_eval
+        reads ids (see :func:`rankeval.read_run`).
 
     Returns
     -------
@@ -259,13 +264,15 @@ def evaluate(
         qrels, run, measures, threshold=threshold, ties=ties, ideal=ideal, missing=missing,
         judged_only=judged_only, score_precision=score_precision, grades=grades,
         max_docs=max_docs, columns=columns, conventions=conventions, max_memory=max_memory,
+        encoding=encoding,
     )  # fmt: skip
     return frame
 
 
 def score_run(qrels, run, measures, *, threshold=1, ties="trec_eval", ideal="judged",
               missing=None, judged_only=False, score_precision="double", grades=None,
-              max_docs=None, columns=None, conventions=None, max_memory="512MB"):  # fmt: skip
+              max_docs=None, columns=None, conventions=None, max_memory="512MB",
+              encoding="utf-8"):  # fmt: skip
     """:func:`evaluate`'s table, and for each of its rows whether the query has a line in
     the run (the command line's ``-c -q`` prints no line for the others, as trec_eval)."""
     chosen = as_conventions(
@@ -276,7 +283,7 @@ def score_run(qrels, run, measures, *, threshold=1, ties="trec_eval", ideal="jud
     if max_memory is not None and (isinstance(run, (str, os.PathLike)) or hasattr(run, "read")):
         budget = parse_memory(max_memory)
         return evaluate_bounded(score_run, qrels, run, measures, chosen, budget,
-                                columns=columns)
+                                columns=columns, encoding=encoding)
     parsed, columns_out = measures_and_labels(measures)
     check_needs(parsed, "ranking")
     parsed = chosen.apply(parsed)  # the measure parameters a convention sets
@@ -301,7 +308,7 @@ def score_run(qrels, run, measures, *, threshold=1, ties="trec_eval", ideal="jud
     counting = chosen.missing is None and options["missing"] == "skip"
     if counting:
         options["missing"] = "zero"
-    ranked = rank_run(qrels, run, **options, columns=columns)
+    ranked = rank_run(qrels, run, **options, columns=columns, encoding=encoding)
     judged = len(ranked)
     if counting:
         if not ranked.in_run.any():

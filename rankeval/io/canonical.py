@@ -24,7 +24,7 @@ __all__ = ["qrels_table", "run_table", "canonical_table", "plain_ids", "VALUE", 
 VALUE = tables.VALUE
 
 
-def qrels_table(source, *, columns=None) -> pa.Table:
+def qrels_table(source, *, columns=None, encoding="utf-8") -> pa.Table:
     """Judgments in any accepted form as a table ``query_id, doc_id, relevance``.
 
     Parameters
@@ -39,6 +39,9 @@ def qrels_table(source, *, columns=None) -> pa.Table:
         For frames only: the caller's column name for each canonical name,
         e.g. ``{"query_id": "user", "doc_id": "item", "relevance": "rating"}``.
         Ignored for files and dicts.
+    encoding : str, default="utf-8"
+        For TREC files only: the text encoding of the file, as for
+        :func:`rankeval.read_qrels` (``"latin-1"`` reads any bytes).
 
     Returns
     -------
@@ -73,10 +76,10 @@ def qrels_table(source, *, columns=None) -> pa.Table:
     >>> qrels_table({1: {10: 1}, 2: {11: 3}}).schema.field("query_id").type
     DataType(int64)
     """
-    return plain_ids(canonical_table(source, "qrels", columns))
+    return plain_ids(canonical_table(source, "qrels", columns, encoding=encoding))
 
 
-def run_table(source, *, columns=None) -> pa.Table:
+def run_table(source, *, columns=None, encoding="utf-8") -> pa.Table:
     """A run in any accepted form as a table ``query_id, doc_id, score``.
 
     Parameters
@@ -91,6 +94,9 @@ def run_table(source, *, columns=None) -> pa.Table:
         For frames only: the caller's column name for each canonical name,
         e.g. ``{"query_id": "user", "doc_id": "item", "score": "pred"}``.
         Ignored for files and dicts.
+    encoding : str, default="utf-8"
+        For TREC files only: the text encoding of the file, as for
+        :func:`rankeval.read_run` (``"latin-1"`` reads any bytes).
 
     Returns
     -------
@@ -129,7 +135,7 @@ def run_table(source, *, columns=None) -> pa.Table:
     >>> table.to_pydict()
     {'query_id': [7, 7], 'doc_id': [1, 2], 'score': [0.5, 0.9]}
     """
-    return plain_ids(canonical_table(source, "run", columns))
+    return plain_ids(canonical_table(source, "run", columns, encoding=encoding))
 
 
 def plain_ids(table: pa.Table) -> pa.Table:
@@ -140,10 +146,12 @@ def plain_ids(table: pa.Table) -> pa.Table:
     return table
 
 
-def canonical_table(source, kind: str, columns) -> pa.Table:
+def canonical_table(source, kind: str, columns, *, encoding="utf-8") -> pa.Table:
     """The canonical table, except that ``query_id`` may come dictionary-encoded
     (from dicts, whose query codes are known): :func:`rankeval.rank_run` uses
-    the codes as they are; :func:`qrels_table` and :func:`run_table` decode."""
+    the codes as they are; :func:`qrels_table` and :func:`run_table` decode.
+    ``encoding`` is a TREC file's (checked whatever the source)."""
+    trec.text_encoding(encoding)
     if tables.is_parquet(source):
         import pyarrow.parquet as pq
 
@@ -151,7 +159,7 @@ def canonical_table(source, kind: str, columns) -> pa.Table:
         return tables.from_arrow(pq.read_table(source), kind, columns,
                                  f"{tables.kind_label(kind)} Parquet file {os.fspath(name)}")
     if isinstance(source, (str, os.PathLike)) or hasattr(source, "read"):
-        return trec.read_table(source, kind)
+        return trec.read_table(source, kind, encoding=encoding)
     if isinstance(source, Mapping):
         if kind == "subtopics":
             return tables.from_subtopic_mapping(source)

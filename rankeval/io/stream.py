@@ -101,7 +101,8 @@ class Spooled(os.PathLike):
         return buffer
 
 
-def copy_in_blocks(source, directory: str, chunk: int = _CHUNK) -> Spooled:
+def copy_in_blocks(source, directory: str, chunk: int = _CHUNK,
+                   encoding: str = "utf-8") -> Spooled:
     """Copy standard input (``"-"``), a pipe or FIFO path, or a file object to a file in
     ``directory``, ``chunk`` bytes at a time (never whole in memory); return it as a
     :class:`Spooled` named as the source (``<stdin>``, the pipe's path, the object's
@@ -126,6 +127,8 @@ def copy_in_blocks(source, directory: str, chunk: int = _CHUNK) -> Spooled:
                 if not block:
                     break
                 if isinstance(block, str):
+                    if trec.text_encoding(encoding) is not None:
+                        raise trec.text_stream_error(name, encoding)
                     block = block.encode("utf-8", "surrogateescape")
                 out.write(block)
     except UnicodeDecodeError as error:
@@ -137,12 +140,14 @@ def copy_in_blocks(source, directory: str, chunk: int = _CHUNK) -> Spooled:
 
 
 @contextlib.contextmanager
-def spooled(source, directory: str, chunk: int = _CHUNK):
+def spooled(source, directory: str, chunk: int = _CHUNK, encoding: str = "utf-8"):
     """``(path, name)``: ``source`` itself if it is a regular file path (a
     :class:`Spooled` copy too, with its source's name), else its bytes copied, in
     blocks of ``chunk`` bytes, to a file in ``directory`` (standard input, a pipe, a
     file object: read once, never held whole in memory, :func:`copy_in_blocks`), and
-    the name to use in messages (None: the path's own)."""
+    the name to use in messages (None: the path's own). A text stream is refused with
+    an ``encoding`` other than UTF-8 (it is decoded already), as
+    :func:`rankeval.read_run` refuses it."""
     if isinstance(source, Spooled):
         yield source.path, source.name
         return
@@ -151,7 +156,7 @@ def spooled(source, directory: str, chunk: int = _CHUNK):
         if not os.path.exists(path) or os.path.isfile(path) or os.path.isdir(path):
             yield source, None  # (missing or a directory: the reader says so)
             return
-    copy = copy_in_blocks(source, directory, chunk)
+    copy = copy_in_blocks(source, directory, chunk, encoding)
     yield copy.path, copy.name
 
 
@@ -198,7 +203,8 @@ def prefetch(items, depth: int = 2):
         items.close()
 
 
-def run_batches(source, block_size: int, *, general: bool = False, name: str | None = None):
+def run_batches(source, block_size: int, *, general: bool = False, name: str | None = None,
+                encoding: str = "utf-8"):
     """Yield the run file ``source`` as tables ``query_id, doc_id, score, line`` (strings,
     strings, float64, int64: the line of the file each row comes from, counted from 1)
     of about ``block_size`` bytes of file each, in file order.
@@ -211,7 +217,7 @@ def run_batches(source, block_size: int, *, general: bool = False, name: str | N
     the name of the source a spooled copy was made of) and the line.
     """
     layout = trec._LAYOUTS["run"]
-    inp = trec._Input(source, layout.label)
+    inp = trec._Input(source, layout.label, encoding)
     if name is not None:
         inp.name = name
     delimiter = trec._sniff(inp.head())

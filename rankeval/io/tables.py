@@ -53,7 +53,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["kind_label", "first_duplicate", "codes", "finish", "from_mapping", "from_subtopic_mapping", "from_pandas", "from_arrow", "to_numpy_bool", "first_true", "VALUE", "WHAT", "is_parquet", "mixed_id_types", "id_kind"]
+__all__ = ["kind_label", "first_duplicate", "codes", "finish", "from_mapping", "from_subtopic_mapping", "from_pandas", "from_arrow", "to_numpy_bool", "first_true", "VALUE", "WHAT", "is_parquet", "mixed_id_types", "id_kind", "id_array"]
 
 VALUE = {"qrels": "relevance", "run": "score", "subtopics": "relevance"}
 WHAT = {"qrels": "grade", "run": "score", "subtopics": "grade"}
@@ -399,6 +399,12 @@ def id_kind(value) -> str | None:
 
 def _is_int(x) -> bool:
     return isinstance(x, (numbers.Integral, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+
+def id_array(values: list, describe) -> pa.Array:
+    """A list of ids (all str or all int) as a ``string`` or ``int64`` Arrow array;
+    TypeError or ValueError naming the element (``describe(i)``) otherwise."""
+    return _id_array(values, describe)
 
 
 def _id_array(values: list, describe) -> pa.Array:

@@ -18,13 +18,30 @@ The rules are trec_eval's (version 10):
   is ordered by its **scores**, never by its rank column;
 - a line whose first non-blank character is ``#`` is a comment, and blank
   lines are skipped (in both files; trec_eval 10 rejects blank qrels lines);
-- a UTF-8 byte-order mark at the start is skipped; the file must be UTF-8;
+- the file is UTF-8 text (a byte-order mark at the start is skipped) unless
+  ``encoding=`` names another encoding (``"latin-1"`` reads any bytes, as
+  trec_eval does, see below); a line that cannot be decoded is named, with
+  the option that reads it;
+- a file has no header line: a first line that fails (its value is no
+  number, or it has too few or too many fields) whose fields hold no number
+  and a usual column name (``query_id Q0 doc_id rank score tag``, ``qid iter
+  docno rel``, ``query_id,doc_id,score``) is named as a header, to be removed
+  or made a comment (there is no option to skip it: with a ``#`` in front it
+  is a comment, which every TREC tool skips);
 - gzip, bzip2 and xz files are decompressed transparently (recognised by
   their first bytes, whatever their name); ``"-"`` reads standard input, and
   an open file object (text or binary, a pipe too) can be given instead of a
   path.
 
-Ids stay strings exactly as written (``"007"`` is not ``"7"``). Grades and
+Ids stay strings exactly as written (``"007"`` is not ``"7"``). trec_eval
+compares ids as bytes, whatever their encoding; here they are text, decoded
+with ``encoding``. With ``encoding="latin-1"`` every byte is one character
+(U+0000 to U+00FF), so any file can be read, two ids are equal exactly when
+their bytes are, and the order of equal scores (ids compared as UTF-8 bytes,
+which keep the order of the characters) is the order of the file's bytes, as
+trec_eval's; written back as latin-1, every id is its original bytes. Other
+encodings (``"cp1252"``, ``"shift_jis"``, ``"utf-16"``) read their files'
+characters; the ties then follow the characters' UTF-8 bytes. Grades and
 scores are parsed as finite 64-bit floats (``nan``, ``inf`` and ``1_000`` are
 refused), and a document may appear only once per query, wherever the two
 lines sit in the file. A file breaking a rule raises ``ValueError`` naming the
@@ -50,10 +67,13 @@ Chapter: :doc:`/chapters/14_evaluating_a_run`.
 from __future__ import annotations
 
 import bz2
+import codecs
 import gzip
 import io
+import itertools
 import lzma
 import os
+import re
 import stat
 import sys
 from dataclasses import dataclass
@@ -151,14 +171,17 @@ class _Input:
     once (a pipe cannot be read twice).
     """
 
-    def __init__(self, source, kind: str):
+    def __init__(self, source, kind: str, encoding: str = "utf-8"):
         self.path = None
         self.data = None
+        self.given_encoding = encoding
+        self.encoding = text_encoding(encoding)  # None: UTF-8, read as it is
         if isinstance(source, str) and source == "-":
             self.name = "<stdin>"
             if sys.stdin is None:  # started with standard input closed (`<&-`)
                 raise ValueError(f"'-' names standard input, which is closed: no {kind} to read")
-            self.data = _read_all(getattr(sys.stdin, "buffer", sys.stdin), self.name)
+            self.data = _read_all(getattr(sys.stdin, "buffer", sys.stdin), self.name,
+                                  self.given_encoding if self.encoding else None)
         elif isinstance(source, (str, os.PathLike)):
             self.path = os.fspath(source)
             self.name = os.fsdecode(self.path)
@@ -174,7 +197,8 @@ class _Input:
         elif hasattr(source, "read"):
             name = getattr(source, "name", None)
             self.name = name if isinstance(name, str) else f"<{type(source).__name__}>"
-            self.data = _read_all(source, self.name)
+            self.data = _read_all(source, self.name,
+                                  self.given_encoding if self.encoding else None)
         else:  # pragma: no cover - callers dispatch on these types
             raise TypeError(f"cannot read a {kind} file from {type(source).__name__}")
         if self.data is not None:
@@ -188,16 +212,47 @@ class _Input:
         return _Decompressed(self.opener(raw), raw, self.name)
 
     def open(self):
-        """A fresh Arrow input stream over the (decompressed) bytes."""
+        """A fresh Arrow input stream over the (decompressed) bytes, as UTF-8 text
+        (decoded from ``encoding`` on the fly when it is another)."""
         if self.opener is not None:
-            return pa.PythonFile(self._python_file(), mode="r")
-        if self.path is not None:
-            return pa.OSFile(self.path)
-        return pa.BufferReader(self.data)
+            stream = pa.PythonFile(self._python_file(), mode="r")
+        elif self.path is not None:
+            stream = pa.OSFile(self.path)
+        else:
+            stream = pa.BufferReader(self.data)
+        if self.encoding is None:
+            return stream
+        return pa.transcoding_input_stream(stream, self.encoding, "utf-8")
 
     def head(self, size: int = 1 << 16) -> bytes:
+        """The first ``size`` bytes (decompressed), as UTF-8 (for sniffing only)."""
         with self._python_file() as f:
-            return f.read(size)
+            head = f.read(size)
+        return head if self.encoding is None else self.decode(head).encode("utf-8")
+
+    def decode(self, data: bytes) -> str:
+        """``data``, a part of the file, as text (undecodable bytes replaced)."""
+        decoder = codecs.getincrementaldecoder(self.encoding or "utf-8")(errors="replace")
+        return decoder.decode(data)
+
+    def decode_error(self) -> ValueError:
+        """The error for a file that ``encoding`` cannot decode, naming the first line
+        that fails (found by decoding again, line by line)."""
+        decoder = codecs.getincrementaldecoder(self.encoding)()
+        line = 1
+        with self._python_file() as f:
+            reader = io.BufferedReader(f) if isinstance(f, _Decompressed) else f
+            for raw in itertools.chain(reader, [b""]):
+                try:
+                    line += decoder.decode(raw, final=not raw).count("\n")
+                except UnicodeDecodeError as error:
+                    bad = error.object[error.start : error.end]
+                    return ValueError(
+                        f"{self.name}, line {line}: not valid {self.given_encoding} text "
+                        f"(bytes {bad!r}: {error.reason}); pass the file's own encoding, "
+                        f"e.g. encoding='latin-1', which reads any bytes"
+                    )
+        return ValueError(f"{self.name}: cannot be decoded as {self.given_encoding}")
 
 
 class _Decompressed(io.RawIOBase):
@@ -226,11 +281,46 @@ class _Decompressed(io.RawIOBase):
         super().close()
 
 
-def _read_all(stream, name: str) -> bytes:
+def text_encoding(encoding) -> str | None:
+    """The codec name of a file's ``encoding`` (any Python text codec: ``"utf-8"``,
+    ``"latin-1"``, ``"cp1252"``, ``"utf-16"``, ...); None for UTF-8, which the readers
+    take as it is. TypeError or ValueError for anything else."""
+    if not isinstance(encoding, str):
+        raise TypeError(f"encoding must be the name of a text encoding such as 'utf-8' or "
+                        f"'latin-1', got {type(encoding).__name__}")  # fmt: skip
+    try:
+        info = codecs.lookup(encoding)
+    except LookupError:
+        info = None
+    if info is None or not getattr(info, "_is_text_encoding", True):
+        raise ValueError(
+            f"encoding {encoding!r} is not a text encoding known to Python (e.g. 'utf-8', "
+            "'latin-1', 'cp1252'; 'latin-1' reads any bytes, one character per byte)"
+        )
+    return None if info.name in ("utf-8", "utf-8-sig") else info.name
+
+
+def text_stream_error(name: str, encoding: str) -> ValueError:
+    """The error for a text stream given with an ``encoding`` other than UTF-8."""
+    return ValueError(
+        f"{name}: a text stream is decoded already, by its own encoding; "
+        f"encoding={encoding!r} decodes bytes: open the file in binary mode ('rb') "
+        "or leave encoding at 'utf-8'"
+    )
+
+
+def _read_all(stream, name: str, encoding: str | None = None) -> bytes:
+    """The bytes of a file object (or of standard input); a text stream's text as UTF-8
+    (``encoding``, the option given if not UTF-8: refused for a text stream, which
+    was decoded by its own encoding already)."""
     try:
         data = stream.read()
     except UnicodeDecodeError as error:
-        raise ValueError(f"{name}: not valid UTF-8 text ({error})") from None
+        raise ValueError(f"{name}: not valid text in the stream's own encoding ({error}); "
+                         "give the file in binary mode ('rb'), with encoding=... naming "
+                         "its encoding") from None  # fmt: skip
+    if isinstance(data, str) and encoding is not None:
+        raise text_stream_error(name, encoding)
     if isinstance(data, str):
         try:
             data = data.encode("utf-8", "surrogateescape")
@@ -291,6 +381,8 @@ def typed_batches(inp: _Input, layout: _Layout, delimiter: str, block_size: int)
                 if not _usual_batch(batch, layout):
                     raise NotUsual
                 yield pa.record_batch([batch.column(name) for name in keep], names=keep)
+    except UnicodeDecodeError:  # from the decoding of encoding=
+        raise inp.decode_error() from None
     except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
         raise NotUsual from None
 
@@ -375,14 +467,17 @@ def _read_general(inp: _Input, layout: _Layout):
 def _line_batches(inp, delimiter: str, block: int):
     if inp is None:
         return
-    with inp.open() as stream:
-        yield from pacsv.open_csv(
-            stream,
-            read_options=pacsv.ReadOptions(column_names=["line"], block_size=block),
-            parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=False,
-                                             ignore_empty_lines=False),
-            convert_options=pacsv.ConvertOptions(column_types={"line": pa.binary()}),
-        )
+    try:
+        with inp.open() as stream:
+            yield from pacsv.open_csv(
+                stream,
+                read_options=pacsv.ReadOptions(column_names=["line"], block_size=block),
+                parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=False,
+                                                 ignore_empty_lines=False),
+                convert_options=pacsv.ConvertOptions(column_types={"line": pa.binary()}),
+            )
+    except UnicodeDecodeError:  # from the decoding of encoding=
+        raise inp.decode_error() from None
 
 
 def _first_failing(array, convert) -> int:
@@ -417,13 +512,14 @@ def split_batches(inp, layout: _Layout, delimiter: str, block: int):
     """Yield ``({name: array}, line numbers)`` for each batch of checked, split lines."""
     n_fields = len(layout.names)
     base = 0
+    first = True  # the batch holding the file's first line that is not blank or a comment
     for batch in _line_batches(inp, delimiter, block):
         chunk = batch.column(0)
         try:
             text = chunk.cast(pa.string())
         except pa.ArrowInvalid:
             at = _first_failing(chunk, lambda a: a.cast(pa.string()))
-            raise ValueError(f"{inp.name}, line {base + at + 1}: not valid UTF-8 text") from None
+            raise _not_utf8(inp.name, base + at + 1, chunk[at].as_py()) from None
         if pc.any(pc.match_substring(text, "\x00")).as_py():
             at = tables.first_true(pc.match_substring(text, "\x00"))
             raise ValueError(f"{inp.name}, line {base + at + 1}: holds a NUL byte")
@@ -435,7 +531,8 @@ def split_batches(inp, layout: _Layout, delimiter: str, block: int):
         base += len(chunk)
         if not rows.size:
             continue
-        fields = pc.ascii_split_whitespace(text.filter(keep))
+        kept = text.filter(keep)
+        fields = pc.ascii_split_whitespace(kept)
         counts = pc.list_value_length(fields).to_numpy()
         bad = np.flatnonzero(counts != n_fields if layout.exact else counts < n_fields)
         good = int(bad[0]) if bad.size else len(counts)
@@ -449,6 +546,11 @@ def split_batches(inp, layout: _Layout, delimiter: str, block: int):
             problem = (at, "is not a number")
         if problem is None and good and not pc.all(pc.is_finite(values)).as_py():
             problem = (tables.first_true(pc.invert(pc.is_finite(values))), "is not finite")
+        if first and (problem is not None and problem[0] == 0 or good == 0):
+            header = _header_error(inp.name, int(lines[0]), kept[0].as_py(), layout)
+            if header is not None:
+                raise header
+        first = False
         if problem is not None:
             at, reason = problem
             raise ValueError(
@@ -456,21 +558,77 @@ def split_batches(inp, layout: _Layout, delimiter: str, block: int):
             )
         if bad.size:
             expected = "" if layout.exact else "at least "
+            csv = ""
+            if "," in kept[good].as_py():
+                csv = ("; the fields hold commas: for a CSV file read it with "
+                       "pandas.read_csv and pass the DataFrame")
             raise ValueError(
                 f"{inp.name}, line {lines[good]}: malformed {layout.label} line: expected "
                 f"{expected}{n_fields} whitespace-separated fields ({' '.join(layout.names)}), "
-                f"found {int(counts[good])}"
+                f"found {int(counts[good])}{csv}"
             )
         yield ({name: values if name == layout.value else pc.list_element(fields, position)
                 for name, position in layout.keep}, lines)
 
 
+def _not_utf8(name: str, line: int, raw: bytes) -> ValueError:
+    """The error for a line that is not UTF-8, naming the option that reads it."""
+    try:
+        raw.decode("utf-8")
+        where = ""
+    except UnicodeDecodeError as error:
+        where = f" (byte {raw[error.start:error.start + 1]!r} at column {error.start + 1})"
+    return ValueError(
+        f"{name}, line {line}: not valid UTF-8 text{where}; if the file is in another "
+        "encoding, name it: encoding='latin-1' (or 'cp1252', ...; --encoding on the command "
+        "line), where 'latin-1' reads any bytes, one character per byte, so that ids keep "
+        "their bytes' order"
+    )
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+# Words of a header line (lower case): the column names TREC files, pandas frames and
+# learning-to-rank tables give their fields
+_HEADER_WORDS = frozenset(
+    "query_id qid topic topic_id topicid query_ids iter iteration doc_id docid docno "
+    "doc_ids document document_id rank score scores sim similarity tag run_id runid rel "
+    "relevance label grade judgment judgement rating user_id item_id".split()
+)
+
+
+def _header_error(name: str, line: int, text: str, layout: _Layout):
+    """The error for the file's first line when it looks like a header (no field is a
+    number, and one is a usual column name: ``query_id Q0 doc_id rank score tag``,
+    ``qid iter docno rel``, ``query_id,doc_id,score``), else None."""
+    words = text.replace(",", " ").replace(";", " ").split()
+    if any(_is_number(w) for w in words) or not any(
+        w.strip("\"'").lower() in _HEADER_WORDS for w in words
+    ):
+        return None
+    hint = ""
+    if "," in text or ";" in text:
+        hint = ("; for a CSV file with a header, read it with pandas.read_csv and pass the "
+                "DataFrame (columns= maps its names)")
+    return ValueError(
+        f"{name}, line {line} looks like a header: {text!r}; a TREC {layout.label} file has "
+        f"no header line ({' '.join(layout.names)}, values only): remove it, or make it a "
+        f"comment by starting it with '#'{hint}"
+    )
+
+
 # --- reading: the canonical table ------------------------------------------------------------
 
 
-def read_table(source, kind: str) -> pa.Table:
+def read_table(source, kind: str, *, encoding: str = "utf-8") -> pa.Table:
     layout = _LAYOUTS[kind]
-    inp = _Input(source, layout.label)
+    inp = _Input(source, layout.label, encoding)
     delimiter = _sniff(inp.head())
     table = _read_fast(inp, layout, delimiter) if delimiter is not None else None
     lines = None  # row i is line i + 1
@@ -490,14 +648,14 @@ def read_table(source, kind: str) -> pa.Table:
     return tables.finish(table, kind, where)
 
 
-def read_qrels_table(source) -> pa.Table:
+def read_qrels_table(source, *, encoding: str = "utf-8") -> pa.Table:
     """A qrels file as a checked table ``query_id, doc_id, relevance`` (file order)."""
-    return read_table(source, "qrels")
+    return read_table(source, "qrels", encoding=encoding)
 
 
-def read_run_table(source) -> pa.Table:
+def read_run_table(source, *, encoding: str = "utf-8") -> pa.Table:
     """A run file as a checked table ``query_id, doc_id, score`` (file order)."""
-    return read_table(source, "run")
+    return read_table(source, "run", encoding=encoding)
 
 
 # --- outputs ------------------------------------------------------------------------------
@@ -547,7 +705,8 @@ def _to_dict(table: pa.Table, values: np.ndarray) -> dict:
     return out
 
 
-def read_qrels(path, *, as_frame: bool = False, as_table: bool = False):
+def read_qrels(path, *, as_frame: bool = False, as_table: bool = False,
+               encoding: str = "utf-8"):
     r"""Read a TREC qrels file: ``query_id iteration doc_id grade`` per line.
 
     Parameters
@@ -563,6 +722,13 @@ def read_qrels(path, *, as_frame: bool = False, as_table: bool = False):
     as_table : bool, default=False
         Return a pyarrow Table with those columns (``relevance`` as float64)
         instead of a dict.
+    encoding : str, default="utf-8"
+        The text encoding of the file's bytes, any Python codec name:
+        ``"latin-1"`` (ISO 8859-1, which reads any bytes, one character per
+        byte, as trec_eval reads ids), ``"cp1252"``, ``"utf-16"``, ... The ids
+        are decoded to text, and come out as that text (written back in the
+        same encoding, they are the same bytes). A text file object is
+        decoded already, by its own encoding: with it, leave the default.
 
     Returns
     -------
@@ -575,9 +741,10 @@ def read_qrels(path, *, as_frame: bool = False, as_table: bool = False):
     ------
     ValueError
         A line without exactly 4 fields, a grade that is not a finite
-        number, text that is not UTF-8, or a document judged twice for the
-        same query (anywhere in the file); the message names the file, the
-        line(s) and the reason.
+        number (a first line such as ``qid iter docno rel`` is named as a
+        header), text that ``encoding`` cannot decode, or a document judged
+        twice for the same query (anywhere in the file); the message names
+        the file, the line(s) and the reason.
 
     Notes
     -----
@@ -599,10 +766,12 @@ def read_qrels(path, *, as_frame: bool = False, as_table: bool = False):
     >>> read_qrels(path, as_table=True).column("relevance").to_pylist()
     [2.0, 0.0, 1.0]
     """
-    return _output(read_qrels_table(path), "relevance", as_frame, as_table, integer=True)
+    return _output(read_qrels_table(path, encoding=encoding), "relevance", as_frame, as_table,
+                   integer=True)
 
 
-def read_run(path, *, as_frame: bool = False, as_table: bool = False):
+def read_run(path, *, as_frame: bool = False, as_table: bool = False,
+             encoding: str = "utf-8"):
     r"""Read a TREC run file: ``query_id Q0 doc_id rank score tag`` per line.
 
     Parameters
@@ -619,6 +788,13 @@ def read_run(path, *, as_frame: bool = False, as_table: bool = False):
         ``score`` (file order) instead of a dict.
     as_table : bool, default=False
         Return a pyarrow Table with those columns instead of a dict.
+    encoding : str, default="utf-8"
+        The text encoding of the file's bytes, any Python codec name:
+        ``"latin-1"`` (ISO 8859-1, which reads any bytes, one character per
+        byte, as trec_eval reads ids), ``"cp1252"``, ``"utf-16"``, ... The ids
+        are decoded to text, and come out as that text (written back in the
+        same encoding, they are the same bytes). A text file object is
+        decoded already, by its own encoding: with it, leave the default.
 
     Returns
     -------
@@ -629,9 +805,10 @@ def read_run(path, *, as_frame: bool = False, as_table: bool = False):
     ------
     ValueError
         A line with fewer than 6 fields, a score that is not a finite
-        number, text that is not UTF-8, or a document listed twice for the
-        same query (anywhere in the file); the message names the file, the
-        line(s) and the reason.
+        number (a first line such as ``query_id Q0 doc_id rank score tag`` is
+        named as a header), text that ``encoding`` cannot decode, or a
+        document listed twice for the same query (anywhere in the file); the
+        message names the file, the line(s) and the reason.
 
     Notes
     -----
@@ -651,17 +828,26 @@ def read_run(path, *, as_frame: bool = False, as_table: bool = False):
     >>> read_run(path)
     {'q1': {'d2': 9.5, 'd1': 7.0}}
     """
-    return _output(read_run_table(path), "score", as_frame, as_table, integer=False)
+    return _output(read_run_table(path, encoding=encoding), "score", as_frame, as_table,
+                   integer=False)
 
 
 # --- a run's tag -----------------------------------------------------------------------
 
 
-def _tag_of_last(last_lines: bytes) -> str | None:
+# Lines end at LF, CR or CRLF; fields are split by C's isspace (as trec_eval): not by
+# str.splitlines() and str.split(), which also split at U+0085, U+00A0, U+001C, ...
+_SPACES = " \t\n\v\f\r"
+_LINE_ENDS = re.compile(r"\r\n|\r|\n")
+_WHITESPACE = re.compile(r"[ \t\n\v\f\r]+")
+
+
+def _tag_of_last(last_lines: str) -> str | None:
     """The 6th field of the last line that is neither blank nor a ``#`` comment (the
     reader skips both)."""
-    for raw in reversed(last_lines.splitlines()):
-        fields = raw.decode("utf-8", "replace").lstrip("\ufeff").split()
+    for line in reversed(_LINE_ENDS.split(last_lines)):
+        fields = _WHITESPACE.split(line.lstrip("\ufeff").strip(_SPACES))
+        fields = [] if fields == [""] else fields
         if fields and not fields[0].startswith("#"):
             return fields[5] if len(fields) >= 6 else None
     return None
@@ -673,7 +859,7 @@ def _tail(inp, size: int = 1 << 16) -> bytes:
     if inp.opener is None and inp.path is not None:
         with open(inp.path, "rb") as f:
             end = f.seek(0, os.SEEK_END)
-            f.seek(max(0, end - size))
+            f.seek(max(0, end - size) // 4 * 4)  # (not within a UTF-16 or -32 character)
             return f.read()
     if inp.opener is None:
         return bytes(inp.data[-size:])
@@ -684,16 +870,17 @@ def _tail(inp, size: int = 1 << 16) -> bytes:
     return last
 
 
-def run_tag(source) -> str | None:
+def run_tag(source, encoding: str = "utf-8") -> str | None:
     """The tag (6th field) of a run file's last line, as trec_eval's runid (the tag of
     the last line it read); None if unknown, and for a Parquet file (a table has no
     tag: the run is named by its path). The file is opened as the reader opens it
-    (compression, BOM); an in-memory buffer is read and rewound after."""
+    (compression, BOM, ``encoding``); an in-memory buffer is read and rewound after."""
     if tables.is_parquet(source):
         return None
     position = source.tell() if isinstance(source, io.BytesIO) else None
     try:
-        return _tag_of_last(_tail(_Input(source, "run")))
+        inp = _Input(source, "run", encoding)
+        return _tag_of_last(inp.decode(_tail(inp)))
     except (OSError, EOFError, ValueError):
         return None  # the reader will report the problem with the file
     finally:
