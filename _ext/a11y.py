@@ -9,17 +9,20 @@ aria-allowed-role on each entry). Here each entry is a ``listitem`` of its list,
 screen reader still announces "list, N items" -- through the HTML translator's citation
 methods, for every translator the theme puts together.
 
-2. DataFrame tables. pandas writes the top-left corner of a DataFrame's HTML table (above
-the index) as an empty header cell ``<th></th>``, and one more in the index-name row of
-a table whose columns or index have names; a header cell that names nothing is an error
-for a screen reader (axe: empty-table-header). The notebooks keep their stored outputs
-as pandas printed them; when the website is built, every empty ``<th>`` of a notebook's
-HTML output becomes an empty data cell ``<td>``, which looks the same.
+2. Empty header cells. pandas writes the top-left corner of a DataFrame's HTML table
+(above the index) as an empty header cell ``<th></th>``, and one more in the index-name
+row of a table whose columns or index have names; a Markdown table with an empty first
+header cell becomes one too. A header cell that names nothing is an error for a screen
+reader (axe: empty-table-header). The notebooks keep their stored outputs as pandas
+printed them: when the website is built, every empty ``<th>`` of a notebook's HTML output
+and every empty header entry of a text table becomes an empty data cell ``<td>``, which
+looks the same.
 
 3. Theme templates: ``templates/`` (``templates_path`` in _config.yml) overrides two of
 the theme's buttons so that what they show is their accessible name (the search button
 shows "Search Ctrl+K"; the colour-mode button's icons are decoration). _static/a11y.css
-holds the colours and focus rings.
+holds the colours and focus rings, _static/a11y.js keeps the focus on a button pressed
+with the keyboard (sphinx-book-theme blurs it).
 """
 
 from __future__ import annotations

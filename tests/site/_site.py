@@ -60,9 +60,10 @@ def browser_paths() -> tuple[str, str] | None:
 
 
 # axe-core, the accessibility engine the a11y tests run in Chromium: `tasks.py setup`
-# installs the pinned version below from the npm registry into .venv/axe (ignored by git);
-# AXE_CORE_JS names another copy of axe.min.js.
-AXE_VERSION = "4.14.1"
+# installs the version tasks.py pins (AXE_VERSION) from the npm registry into .venv/axe
+# (ignored by git); AXE_CORE_JS names another copy of axe.min.js.
+AXE_VERSION = re.search(r'^AXE_VERSION = "([^"]+)"', (ROOT / "tasks.py").read_text(),
+                        re.MULTILINE).group(1)
 AXE_PREFIX = ROOT / ".venv" / "axe"
 
 
