@@ -174,6 +174,31 @@ def test_moderate_and_minor_violations_do_not_grow(audits):
                        f"{grown}\n" + "\n".join(lines))
 
 
+def test_built_html_has_no_empty_header_cell_and_no_deprecated_role(site, pages):
+    """The files themselves, as _ext/a11y.py writes them: no empty <th> (DataFrame
+    corners become <td>), citation lists of list items, no doc-biblioentry role."""
+    import importlib.util
+    import re
+
+    spec = importlib.util.spec_from_file_location("a11y", ROOT / "_ext" / "a11y.py")
+    ext = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ext)
+    assert (ext.empty_headers_to_cells('<tr><th></th><th class="x">&nbsp;</th><th>P@2</th></tr>')
+            == '<tr><td></td><td class="x">&nbsp;</td><th>P@2</th></tr>')
+    empty_th = re.compile(r"<th(\s[^>]*)?>(\s|&nbsp;|&#160;)*</th>")
+    problems, lists = [], 0
+    for page in pages:
+        html = (site / page).read_text(encoding="utf-8")
+        problems += [f"{page}: {m.group(0)}" for m in empty_th.finditer(html)][:3]
+        problems += [f"{page}: role doc-biblioentry"] * ("doc-biblioentry" in html)
+        for block in re.findall(r'<div role="list" class="citation-list">\s*<div[^>]*>', html):
+            lists += 1
+            if 'role="listitem"' not in block:
+                problems.append(f"{page}: a citation list whose entries are no list items")
+    assert not problems, "\n".join(problems)
+    assert lists > 10, f"only {lists} citation lists found: has the markup changed?"
+
+
 # ---------------------------------------------------------------------------------------
 # The keyboard alone. A browser of its own (its stored colour mode is changed here).
 
@@ -436,9 +461,10 @@ def test_colour_mode_switcher_works_with_the_keyboard(server, keyboard):
     open_for_keyboard(keyboard, base, page)
     seen = [keyboard.execute_script(mode)]
     focus_by_tab(keyboard, page, "themeSwitch")
-    for key in (Keys.ENTER, Keys.SPACE):
+    for name, key in (("Enter", Keys.ENTER), ("Space", Keys.SPACE)):
         press(keyboard, key)
         seen.append(keyboard.execute_script(mode))
-        assert seen[-1] != seen[-2], f"{page}: {key!r} left the colour mode at {seen}"
+        assert seen[-1] != seen[-2], f"{page}: {name} left the colour mode at {seen} (the " \
+            f"focus is on {keyboard.execute_script(FOCUSED_JS)})"
     keyboard.execute_script("localStorage.setItem('mode', 'auto');")
     assert set(seen) == {"auto", "light", "dark"}, seen
