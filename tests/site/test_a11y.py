@@ -202,7 +202,8 @@ def test_built_html_has_no_empty_header_cell_and_no_deprecated_role(site, pages)
 # ---------------------------------------------------------------------------------------
 # The keyboard alone. A browser of its own (its stored colour mode is changed here).
 
-KEYBOARD_PAGES = ["intro.html", "chapters/01_why_ranking.html"]
+KEYBOARD_PAGES = ["intro.html", "chapters/01_why_ranking.html", "guide/evaluate_a_trec_run.html",
+                  "reference/cheatsheet.html", "search.html"]
 MAX_TABS = 1500  # more tab stops than any of KEYBOARD_PAGES has
 
 # Ready for the keyboard: the document loaded, the theme's script has set the colour
