@@ -3,11 +3,13 @@
 
     python3 tasks.py build          # set up, execute every notebook, build _build/html
     python3 tasks.py check          # set up, lint, then every check (CONTRIBUTING.md)
-    python3 tasks.py setup          # only the set-up: .venv, pinned requirements, rankeval
+    python3 tasks.py setup          # only the set-up: .venv, pinned requirements, rankeval,
+                                    # axe-core (npm) for the website's accessibility test
     python3 tasks.py launch-copies  # _build/launch: the files the Binder/Colab buttons open
 
 Set-up makes `.venv` with the pinned requirements and `rankeval` (editable), again only
-when a requirements file or pyproject.toml changes. `check` runs each step of its graph
+when a requirements file or pyproject.toml changes, and puts the pinned axe-core from the
+npm registry into .venv/axe. `check` runs each step of its graph
 (below) as soon as the steps it needs have passed; the programs it runs are in tools/.
 CONTRIBUTING.md says what every step checks and why the graph is shaped as it is.
 """
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -45,6 +48,10 @@ TEX_PACKAGES = (
 )
 PDF_OUTPUT = "_build/pdf"  # kept by clean_build: latexmk's record of the last PDF build
 PDF = ROOT / PDF_OUTPUT / "_build" / "latex" / "ranking-evaluation.pdf"
+# axe-core, the accessibility engine tests/site/test_a11y.py runs in Chromium: this pinned
+# version from the npm registry, installed by `setup` into AXE_DIR (ignored by git)
+AXE_VERSION = "4.14.1"
+AXE_DIR = VENV / "axe"
 SITE_TESTS = "tests/site"  # the built website's tests: never in the plain unit-test run
 # the unit tests are on no other step's path: a lower CPU priority (POSIX nice)
 NICE = ["nice", "-n", "4"] if shutil.which("nice") else []
@@ -88,21 +95,44 @@ def have_tex() -> bool:
 
 
 def setup() -> None:
-    """Create .venv and install the pinned requirements, unless already current."""
+    """Create .venv and install the pinned requirements, unless already current; then
+    axe-core (setup_axe)."""
     digest = hashlib.sha256()
     for name in SETUP_FILES:
         digest.update((ROOT / name).read_bytes())
     wanted = digest.hexdigest()
     if PY.exists() and STAMP.exists() and STAMP.read_text().strip() == wanted:
         print("=== set-up: .venv is current", flush=True)
+    else:
+        if not PY.exists():
+            print("=== set-up: creating .venv", flush=True)
+            venv.EnvBuilder(with_pip=True, clear=True).create(VENV)
+        pip = [PY, "-m", "pip", "install", "--disable-pip-version-check", "-q"]
+        run("set-up: pinned requirements", *pip, "-r", "requirements-test.txt")
+        run("set-up: rankeval (editable)", *pip, "--no-deps", "-e", ".")
+        STAMP.write_text(wanted + "\n")
+    setup_axe()
+
+
+def setup_axe() -> None:
+    """axe-core AXE_VERSION from the npm registry into AXE_DIR, unless already there.
+    Without npm the site's accessibility test is skipped (and says so); in CI, where
+    .ci/run installs Node.js and npm, that is a failure."""
+    installed = AXE_DIR / "node_modules" / "axe-core" / "package.json"
+    if installed.is_file() and json.loads(installed.read_text())["version"] == AXE_VERSION:
+        print(f"=== set-up: axe-core {AXE_VERSION} is current", flush=True)
         return
-    if not PY.exists():
-        print("=== set-up: creating .venv", flush=True)
-        venv.EnvBuilder(with_pip=True, clear=True).create(VENV)
-    pip = [PY, "-m", "pip", "install", "--disable-pip-version-check", "-q"]
-    run("set-up: pinned requirements", *pip, "-r", "requirements-test.txt")
-    run("set-up: rankeval (editable)", *pip, "--no-deps", "-e", ".")
-    STAMP.write_text(wanted + "\n")
+    npm = shutil.which("npm")
+    if npm is None:
+        message = (f"no npm, so no axe-core {AXE_VERSION} for the website's accessibility "
+                   "test; install Debian's nodejs and npm")
+        if in_ci():
+            sys.exit(f"=== set-up: FAILED: {message} (.ci/run installs them)")
+        print(f"\n=== set-up: skipped: {message}", flush=True)
+        return
+    run(f"set-up: axe-core {AXE_VERSION} (npm)", npm, "install", "--prefix", AXE_DIR,
+        "--no-save", "--no-package-lock", "--no-audit", "--no-fund", "--loglevel=error",
+        f"axe-core@{AXE_VERSION}")
 
 
 def prepare() -> None:

@@ -57,3 +57,18 @@ def browser_paths() -> tuple[str, str] | None:
     if Path(chromium).is_file() and Path(driver).is_file():
         return chromium, driver
     return None
+
+
+# axe-core, the accessibility engine the a11y tests run in Chromium: `tasks.py setup`
+# installs the version tasks.py pins (AXE_VERSION) from the npm registry into .venv/axe
+# (ignored by git); AXE_CORE_JS names another copy of axe.min.js.
+AXE_VERSION = re.search(r'^AXE_VERSION = "([^"]+)"', (ROOT / "tasks.py").read_text(),
+                        re.MULTILINE).group(1)
+AXE_PREFIX = ROOT / ".venv" / "axe"
+
+
+def axe_path() -> Path | None:
+    """axe.min.js: $AXE_CORE_JS, else the one `tasks.py setup` installed (None if absent)."""
+    path = Path(os.environ.get("AXE_CORE_JS") or
+                AXE_PREFIX / "node_modules" / "axe-core" / "axe.min.js")
+    return path if path.is_file() else None
