@@ -655,24 +655,24 @@ def by_query_and_score(q: np.ndarray, s: np.ndarray) -> np.ndarray:
 
 
 def ranked_ids(run, *, columns=None) -> dict:
-    """Every query's document ids in the order :func:`rank_run` ranks them.
+    """Every query's document ids in the order :func:`rankeval.rank_run` ranks them.
 
     Parameters
     ----------
     run : str, os.PathLike, file, dict, pandas.DataFrame or pyarrow.Table
-        A run in any form :func:`rank_run` reads, read and checked the same way.
+        A run in any form :func:`rankeval.rank_run` reads, read and checked the same way.
     columns : dict, optional
-        The run's column names, canonical -> yours (see :func:`rank_run`).
+        The run's column names, canonical -> yours (see :func:`rankeval.rank_run`).
 
     Returns
     -------
     dict
         Query id to the list of its document ids, best first; queries sorted as
-        :attr:`RankedRun.query_ids` (strings by their UTF-8 bytes, integers numerically).
+        ``RankedRun.query_ids`` (strings by their UTF-8 bytes, integers numerically).
 
     Notes
     -----
-    The order is :func:`rank_run`'s with its default ``ties="trec_eval"`` and
+    The order is :func:`rankeval.rank_run`'s with its default ``ties="trec_eval"`` and
     ``score_precision="double"``: score descending, then equal scores by document id
     descending, compared byte by byte as text (integer ids as their decimal text, so
     ``9``, ``100``, ``10``), by the same two steps (the sort by query and score, then
