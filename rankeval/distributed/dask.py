@@ -215,8 +215,9 @@ def read(source, kind, *, blocksize=BLOCKSIZE, columns=None):
     >>> import os, tempfile
     >>> import rankeval.dask
     >>> path = os.path.join(tempfile.mkdtemp(), "run.txt")
+    >>> lines = [f"q{i // 10} Q0 d{i} 0 {i / 7:.3f} bm25\\n" for i in range(100)]
     >>> with open(path, "w") as f:
-    ...     _ = f.writelines(f"q{i // 10} Q0 d{i} 0 {i / 7:.3f} bm25\\n" for i in range(100))
+    ...     _ = f.writelines(lines)
     >>> run = rankeval.dask.read(path, "run", blocksize=1000)
     >>> run.npartitions
     3
