@@ -162,6 +162,72 @@ def test_sampled_hit_mean_matches_its_closed_form():
     assert (sampled_ranks(scores, held, m) <= ranks).all()
 
 
+def test_sampled_ranks_never_draw_an_excluded_item():
+    # regression: a user's training items could not be kept out of the negatives.
+    # Item 0 is held out; the excluded items 1, 2, 3 beat it, the others lose to it:
+    # its sampled rank is 1 exactly when no excluded item is drawn.
+    n_users = 3000
+    scores = np.tile([0.5, 0.9, 0.9, 0.9, 0.1, 0.1, 0.1, 0.1], (n_users, 1))
+    held = np.zeros(n_users, dtype=int)
+    for m in (1, 2, 4):  # 4: every item left is drawn
+        for seed in range(3):
+            ranks = sampled_ranks(scores, held, m, seed=seed, exclude=[[1, 2, 3]] * n_users)
+            assert (ranks == 1).all()
+    # without exclude, the excluded items are drawn (the support is what changed)
+    assert (sampled_ranks(scores, held, 2, seed=0) > 1).any()
+    # a boolean mask says the same as the lists, with the same draws
+    mask = np.zeros(scores.shape, dtype=bool)
+    mask[:, 1:4] = True
+    lists = sampled_ranks(scores, held, 2, seed=5, exclude=[[1, 2, 3]] * n_users)
+    assert (sampled_ranks(scores, held, 2, seed=5, exclude=mask) == lists).all()
+    # empty exclusions change nothing, draw for draw
+    rng_scores = np.random.default_rng(1).random((50, 9))
+    held9 = np.arange(50) % 9
+    assert (sampled_ranks(rng_scores, held9, 4, seed=2, exclude=[[]] * 50)
+            == sampled_ranks(rng_scores, held9, 4, seed=2)).all()
+
+
+def test_sampled_ranks_with_exclude_draw_uniformly_from_the_rest():
+    # held out 0, excluded {1, 3}: the 2 negatives are a pair of {2, 4, 5}, each of
+    # the 3 pairs with probability 1/3. In row type p only the pair p beats item 0,
+    # so the rank is 3 exactly when that pair is drawn.
+    pairs = [(2, 4), (2, 5), (4, 5)]
+    n = 20_000
+    rows = []
+    for pair in pairs:
+        row = np.full(6, 0.1)
+        row[0] = 0.5
+        row[[1, 3]] = 0.9  # excluded: would beat item 0 if ever drawn
+        row[list(pair)] = 0.9
+        rows.append(np.tile(row, (n, 1)))
+    scores = np.vstack(rows)
+    ranks = sampled_ranks(scores, np.zeros(3 * n, dtype=int), 2, seed=11,
+                          exclude=[[1, 3]] * (3 * n))
+    assert set(np.unique(ranks)) <= {1, 2, 3}
+    se = math.sqrt((1 / 3) * (2 / 3) / n)
+    for i in range(3):
+        share = np.mean(ranks[i * n:(i + 1) * n] == 3)
+        assert abs(share - 1 / 3) < 4.5 * se, (pairs[i], share)
+        # two draws from three items always take one of the pair at least
+        assert (ranks[i * n:(i + 1) * n] >= 2).all()
+
+
+def test_sampled_ranks_exclude_errors():
+    scores = np.random.default_rng(0).random((2, 5))
+    with pytest.raises(ValueError, match="user 1: the held-out item 2 is also in exclude"):
+        sampled_ranks(scores, [0, 2], 1, exclude=[[1], [2, 3]])
+    with pytest.raises(ValueError, match="user 0 has 1 items left"):
+        sampled_ranks(scores, [0, 0], 2, exclude=[[1, 2, 3], []])
+    with pytest.raises(ValueError, match="item index 5, out of range"):
+        sampled_ranks(scores, [0, 0], 1, exclude=[[5], []])
+    with pytest.raises(ValueError, match="one entry per user"):
+        sampled_ranks(scores, [0, 0], 1, exclude=[[1]])
+    with pytest.raises(TypeError, match="integer item indices"):
+        sampled_ranks(scores, [0, 0], 1, exclude=[[1.5], []])
+    with pytest.raises(ValueError, match="boolean mask must have shape"):
+        sampled_ranks(scores, [0, 0], 1, exclude=np.zeros((2, 4), dtype=bool))
+
+
 # --- issue 52, item 4: a table's ties are broken by evaluate's rule -----------------------
 # trec_eval sorts equal scores by document id, descending, compared as C strings
 # (strcmp, byte by byte); an integer id compares as its decimal text. The orders
