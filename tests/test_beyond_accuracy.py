@@ -112,9 +112,14 @@ def test_expected_exposure_of_deterministic_and_uniform_policies():
     assert det["loss"] == pytest.approx(0.125, abs=1e-15)
     both = expected_exposure([["a", "b", "c"], ["b", "a", "c"]], rel, patience=0.5)
     assert both["loss"] == pytest.approx(0.0, abs=1e-15)
-    # the decomposition EE-L = EE-D - EE-R + |target|^2
+    # the decomposition EE-L = EE-D - 2 EE-R + |target|^2
     t2 = float((det["target"] ** 2).sum())
-    assert det["loss"] == pytest.approx(det["disparity"] - det["relevance"] + t2, abs=1e-15)
+    assert det["loss"] == pytest.approx(det["disparity"] - 2 * det["relevance"] + t2,
+                                        abs=1e-15)
+    # by hand: EE-R = 1 * 0.75 + 0.5 * 0.75 + 0.25 * 0.25 = 1.1875 (Diaz et al.'s
+    # eps . eps*, not twice it); EE-D = 1 + 0.25 + 0.0625
+    assert det["relevance"] == pytest.approx(1.1875, abs=1e-15)
+    assert det["disparity"] == pytest.approx(1.3125, abs=1e-15)
     with pytest.raises(ValueError, match="no grade"):
         expected_exposure([["z"]], rel)
 
@@ -129,6 +134,49 @@ def test_miscalibration_by_hand():
     assert miscalibration({"v": ["c"]}, history, genres) == pytest.approx(-math.log(0.505), abs=1e-12)
     with pytest.raises(ValueError, match="no history"):
         miscalibration({"w": ["a"]}, history, genres)
+
+
+def _expeval_transcription(samples, qrels, p):
+    """Diaz et al.'s expeval (github.com/diazf/expeval: exposure.expected,
+    exposure.target and the compute() of metrics.Disparity, Relevance and Difference),
+    RBP user model, unnormalised, written out again here from its formulas."""
+    run = {}
+    for ranking in samples:  # exposure of base-0 rank i is p**i, averaged over samples
+        for i, doc in enumerate(ranking):
+            run[doc] = run.get(doc, 0.0) + p**i / len(samples)
+    counts = {}
+    for grade in qrels.values():
+        counts[grade] = counts.get(grade, 0) + 1
+    per_grade, above = {}, 0  # above: documents of a higher grade
+    for grade in sorted(counts, reverse=True):
+        m = counts[grade]
+        per_grade[grade] = (p**above - p ** (above + m)) / (m * (1.0 - p))
+        above += m
+    target = {doc: per_grade[grade] for doc, grade in qrels.items()}
+    disparity = sum(v * v for v in run.values())
+    relevance = sum(target[d] * run[d] for d in set(target) & set(run))
+    difference = sum((target.get(d, 0.0) - run.get(d, 0.0)) ** 2
+                     for d in set(target) | set(run))
+    return difference, disparity, relevance
+
+
+def test_expected_exposure_matches_a_transcription_of_expeval():
+    # regression: EE-R was reported as 2 eps . eps*, twice Diaz et al.'s value
+    rng = np.random.default_rng(2020)
+    for _ in range(200):
+        n = int(rng.integers(2, 12))
+        docs = [f"d{i}" for i in range(n)]
+        qrels = {d: int(g) for d, g in zip(docs, rng.integers(0, 4, n), strict=True)}
+        samples = []
+        for _ in range(int(rng.integers(1, 15))):
+            order = [docs[i] for i in rng.permutation(n)]
+            samples.append(order[: int(rng.integers(1, n + 1))])  # prefixes, too
+        p = float(rng.uniform(0.05, 0.95))
+        ee = expected_exposure(samples, qrels, patience=p)
+        loss, disparity, relevance = _expeval_transcription(samples, qrels, p)
+        assert ee["loss"] == pytest.approx(loss, rel=1e-12, abs=1e-14)
+        assert ee["disparity"] == pytest.approx(disparity, rel=1e-12, abs=1e-14)
+        assert ee["relevance"] == pytest.approx(relevance, rel=1e-12, abs=1e-14)
 
 
 def test_full_and_sampled_ranks():

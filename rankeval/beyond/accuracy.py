@@ -663,11 +663,14 @@ def expected_exposure(rankings, relevance, *, patience=0.5):
 
     .. math:: \text{EE-L} = \lVert \varepsilon - \varepsilon^* \rVert_2^2
               = \underbrace{\lVert \varepsilon \rVert_2^2}_{\text{EE-D}}
-              - \underbrace{2\,\varepsilon^\top \varepsilon^*}_{\text{EE-R}}
+              - 2\,\underbrace{\varepsilon^\top \varepsilon^*}_{\text{EE-R}}
               + \lVert \varepsilon^* \rVert_2^2.
 
     Lower EE-D means exposure spread evenly; higher EE-R means exposure on relevant
-    items.
+    items. EE-R is :math:`\varepsilon^\top \varepsilon^*`, without the factor 2 of
+    the expansion, as Diaz et al. define it and their ``expeval`` computes it, so the
+    values compare with published ones; all three are the unnormalised values
+    (``expeval -U``) under its RBP browsing model (``-u rbp``).
 
     Chapter: :doc:`/chapters/24_beyond_accuracy`.
 
@@ -710,7 +713,7 @@ def expected_exposure(rankings, relevance, *, patience=0.5):
     eps = total / len(samples)
     target = _ideal_exposure(grades, patience)
     disparity = float(eps @ eps)
-    rel = float(2 * eps @ target)
+    rel = float(eps @ target)
     loss = float(((eps - target) ** 2).sum())
     return {"loss": loss, "disparity": disparity, "relevance": rel,
             "exposure": pd.Series(eps, index=items), "target": pd.Series(target, index=items)}
