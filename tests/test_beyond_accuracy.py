@@ -228,6 +228,7 @@ def test_sampled_ranks_never_draw_an_excluded_item():
     mask[:, 1:4] = True
     lists = sampled_ranks(scores, held, 2, seed=5, exclude=[[1, 2, 3]] * n_users)
     assert (sampled_ranks(scores, held, 2, seed=5, exclude=mask) == lists).all()
+    assert (sampled_ranks(scores, held, 2, seed=5, exclude=mask.tolist()) == lists).all()
     # empty exclusions change nothing, draw for draw
     rng_scores = np.random.default_rng(1).random((50, 9))
     held9 = np.arange(50) % 9

@@ -199,7 +199,7 @@ def test_slot_estimators_refuse_a_cutoff_wider_than_the_log(estimator, clip):
                                          r"positions"):
         counterfactual_dcg(clicks, shown, target, examination=[1.0, 0.5], k=3,
                            estimator=estimator, clip=clip)
-    with pytest.raises(ValueError, match=r"k=3 is wider"):  # k=None is the width 3
+    with pytest.raises(ValueError, match=r"k=None \(the width of target, 3\) is wider"):
         counterfactual_dcg(clicks, shown, target, examination=[1.0, 0.5],
                            estimator=estimator, clip=clip)
     at_two = counterfactual_dcg(clicks, shown, target, examination=[1.0, 0.5], k=2,

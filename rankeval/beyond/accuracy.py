@@ -891,6 +891,10 @@ def _exclusion_mask(exclude, held_out: np.ndarray, n_items: int) -> np.ndarray:
     arr = None
     if isinstance(exclude, np.ndarray) and exclude.dtype == bool:
         arr = exclude
+    elif isinstance(exclude, (list, tuple)) and exclude and all(
+            isinstance(row, (list, tuple, np.ndarray)) and len(row) == n_items
+            and all(isinstance(v, (bool, np.bool_)) for v in row) for row in exclude):
+        arr = np.asarray(exclude, dtype=bool)  # a mask written as lists of booleans
     if arr is not None:
         if arr.shape != (n_users, n_items):
             raise ValueError(f"exclude as a boolean mask must have shape (n_users, n_items)"

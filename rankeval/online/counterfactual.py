@@ -204,10 +204,12 @@ def counterfactual_dcg(clicks, shown, target, *, examination, placement=None, k=
             raise ValueError(f"placement has shape {p.shape}, shown {shown.shape}")
         if np.any((p <= 0) | (p > 1)):
             raise ValueError("placement probabilities of shown items must lie in (0, 1]")
+    named = "k" if k is None else "k="
     k = target.shape[1] if k is None else check_count(k, "k")
     if k > n and estimator in ("ips", "clipped_ips", "snips"):
+        named = f"k={k}" if named == "k=" else f"k=None (the width of target, {k})"
         raise ValueError(
-            f"k={k} is wider than the log, which shows {n} positions per impression: "
+            f"{named} is wider than the log, which shows {n} positions per impression: "
             f"{estimator} counts a click only where the log showed the new ranker's "
             f"item at the same position, and positions {n + 1}..{k} were never shown; "
             f"give k <= {n}")

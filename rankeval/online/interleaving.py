@@ -232,7 +232,7 @@ def interleave(a, b, method="team_draft", *, rng=None, coins=None, k=None, tau=3
                          "interleave with")
     if k is None:
         k = shorter
-    elif check_count(k, "k") > shorter:
+    elif (k := check_count(k, "k")) > shorter:
         raise ValueError(
             f"k={k} is longer than the shorter ranking ({len(a)} items in a, {len(b)} "
             f"in b): past {shorter} positions one ranker may have no item left to give "
