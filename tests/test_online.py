@@ -150,6 +150,21 @@ def test_default_length_is_fair_for_unrelated_lists_of_different_lengths(a, b, m
     assert len(interleave(a, b, method, coins=[True] * coins).ranking) == min(len(a), len(b))
 
 
+def test_probabilistic_default_length_is_fair_for_unrelated_lists_of_different_lengths():
+    # the old default (all 6 items) gave B the positions after A's 2 items were drawn:
+    # one uniformly random click had expected outcome -1/3
+    rng = np.random.default_rng(46)
+    a, b = ("a1", "a2"), ("b1", "b2", "b3", "b4")
+    outcomes = []
+    for _ in range(4000):
+        shown = interleave(a, b, "probabilistic", rng=rng)
+        assert len(shown.ranking) == 2
+        click = np.arange(2) == rng.integers(0, 2)
+        outcomes.append(interleaving_credit(shown, click))
+    outcomes = np.array(outcomes)
+    assert abs(outcomes.mean()) < 4 * outcomes.std(ddof=1) / np.sqrt(outcomes.size)
+
+
 def test_default_length_is_fair_for_overlapping_lists_of_different_lengths():
     # B's 5 items would run out first once A has taken some of them; with the
     # default k = 5 they never do, under any position-only click model
