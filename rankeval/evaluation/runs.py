@@ -157,9 +157,10 @@ def evaluate(
         :class:`~rankeval.Conventions`; every keyword argument above that is
         given overrides it, one equal to its default included
         (``conventions="lightgbm", ties="trec_eval"`` orders ties by document
-        id), and one left out keeps the preset's value. The LightGBM and XGBoost presets also
-        give nDCG and DCG the gain :math:`2^g - 1` and a query without a
-        relevant document the value 1 for the measures bounded by [0, 1]; the
+        id), and one left out keeps the preset's value (``convention=``, the
+        old spelling, warns). The LightGBM and XGBoost presets also give nDCG
+        and DCG the gain :math:`2^g - 1` and a query without a relevant
+        document the value 1 for the measures bounded by [0, 1]; the
         pytrec_eval preset gives ``iprec_at_recall`` and ``11pt_avg`` trec_eval
         9's recall levels, :math:`\lfloor rR + 0.9 \rfloor` relevant
         documents (see :class:`~rankeval.Conventions`).
@@ -201,6 +202,9 @@ def evaluate(
         one query, non-numeric or non-finite scores, qrels and run with no
         query in common, qrels and run dicts that look swapped (see
         ``grades``), or a grade above a measure's ``max_grade``.
+    TypeError
+        An unknown keyword argument: the message names the allowed ones and the
+        closest (``tie=`` -> ``ties``).
 
     Warns
     -----
@@ -269,7 +273,6 @@ def evaluate(
     )  # fmt: skip
     frame, _ = score_run(qrels, run, measures, columns=columns, conventions=conventions,
                          max_memory=max_memory, encoding=encoding, **settings, **unknown)
-
     return frame
 
 
