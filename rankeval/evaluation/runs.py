@@ -338,6 +338,7 @@ def score_run(qrels, run, measures, *, columns=None, conventions=None, max_memor
     import pandas as pd
 
     frame = pd.DataFrame({label: values[parsed[i]] for label, i in columns_out})
+    frame.attrs["rankeval.measures"] = {label: str(parsed[i]) for label, i in columns_out}
     ids = ranked.query_ids
     # indexed by the caller's name of the query column, when columns= gives one
     name = (columns or {}).get("query_id", "query_id")
