@@ -90,9 +90,9 @@ def main() -> None:
     )
     line("evaluate_groups, shuffled ids, ties averaged", wall, cpu)
     wall, cpu, _ = timed(
-        lambda: evaluate_groups(labels, scores, sizes, m, convention="lightgbm"), args.repeat
+        lambda: evaluate_groups(labels, scores, sizes, m, conventions="lightgbm"), args.repeat
     )
-    line("evaluate_groups, sizes, convention='lightgbm'", wall, cpu)
+    line("evaluate_groups, sizes, conventions='lightgbm'", wall, cpu)
 
     doc = np.arange(labels.size, dtype=np.int64)
     qrels = pd.DataFrame({"query_id": qid, "doc_id": doc, "relevance": labels})
@@ -119,7 +119,7 @@ def main() -> None:
     same = np.allclose(by_sizes[m].to_numpy(), by_ids[m].to_numpy()) and np.allclose(
         by_sizes[m].to_numpy(), frames[m].to_numpy()
     )
-    sk = evaluate_groups(labels, scores, sizes, m, convention="sklearn")[m].to_numpy()[:n]
+    sk = evaluate_groups(labels, scores, sizes, m, conventions="sklearn")[m].to_numpy()[:n]
     print(
         f"\nsizes = ids = evaluate: {same}; sklearn convention = ndcg_score loop: "
         f"{np.allclose(sk, ref)}; shuffled (averaged ties) mean {shuffled[m].mean():.4f}"

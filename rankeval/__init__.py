@@ -30,7 +30,7 @@ query, then the means over queries as trec_eval's ``all`` line::
 - ``compare({"bm25": df1, "dense": df2}, ["AP"])`` then ``report(...)``:
   paired tests over queries, as a markdown or LaTeX table.
 - ``evaluate(qrels, {"u1": ["i3", "i1"]}, ["Hit@10"])``: recommender lists.
-- ``evaluate_groups(labels, scores, group, "nDCG@10", convention="lightgbm")``:
+- ``evaluate_groups(labels, scores, group, "nDCG@10", conventions="lightgbm")``:
   learning-to-rank arrays, with LightGBM's, XGBoost's or scikit-learn's rules.
 - ``rankeval.dask.evaluate`` and ``rankeval.spark.evaluate``: the same values,
   partition by partition.

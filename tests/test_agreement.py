@@ -161,3 +161,45 @@ def test_rating_table_refuses_repeated_categories():
     # a repeated category counted every label twice, and fleiss_kappa's n with it
     with pytest.raises(ValueError, match="categories repeat a value"):
         rating_table([[0, 1, 1], [2, 2, 2]], categories=[0, 1, 1, 2])
+
+
+@settings(max_examples=200, deadline=None)
+@given(reliability_data())
+def test_krippendorff_alpha_takes_any_hashable_labels_at_the_nominal_level(x):
+    # regression: string labels were refused (the data went through float()). The
+    # krippendorff package needs numeric codes: map the labels to codes here.
+    words = np.array(["yes", "no", "maybe", "n/a", "spam", "ham"], dtype=object)
+    labelled = [[None if np.isnan(v) else words[int(v)] for v in row] for row in x]
+    codes = {w: float(i) for i, w in enumerate(words)}
+    coded = np.array([[np.nan if w is None else codes[w] for w in row] for row in labelled])
+    np.testing.assert_array_equal(coded, x)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        try:
+            ref = krippendorff.alpha(reliability_data=coded, level_of_measurement="nominal")
+        except (ValueError, ZeroDivisionError):
+            ref = np.nan
+    values = np.unique(x[~np.isnan(x)])
+    if values.size < 2 or not ((~np.isnan(x)).sum(axis=0) >= 2).any() or not np.isfinite(ref):
+        with pytest.raises(ValueError):
+            krippendorff_alpha(labelled)
+        return
+    assert abs(krippendorff_alpha(labelled) - ref) <= TOL
+
+
+def test_krippendorff_alpha_nominal_labels_by_hand_and_errors():
+    # two raters, four units, one disagreement (a/b): o = diag(a: 2, b: 2, c: 2) plus
+    # o_ab = o_ba = 1; n = 8, n_a = 3, n_b = 3, n_c = 2
+    # alpha = 1 - (n - 1) * 2 / (n^2 - sum n_c^2) = 1 - 7 * 2 / (64 - 22) = 2/3
+    data = [["a", "b", "c", "a"], ["a", "b", "c", "b"]]
+    assert abs(krippendorff_alpha(data) - 2 / 3) <= TOL
+    # labels of mixed kinds: 1 and "1" are two labels; None and NaN mark a missing one
+    assert abs(krippendorff_alpha([[1, "1", "x", None], [1, "1", "x", np.nan]]) - 1) <= TOL
+    # all four labels disagree: n = 4, n_c = 2 each; 1 - 3 * 4 / (16 - 8) = -1/2
+    assert abs(krippendorff_alpha([[1, "1"], ["1", 1]]) - (-1 / 2)) <= TOL
+    assert abs(krippendorff_alpha(np.array(data + [[None] * 4], dtype=object)) - 2 / 3) <= TOL
+    with pytest.raises(TypeError, match="ordinal level needs numeric labels"):
+        krippendorff_alpha(data, level="ordinal")
+    unhashable = np.empty((2, 2), dtype=object)
+    unhashable[0, 0], unhashable[0, 1], unhashable[1, 0], unhashable[1, 1] = "a", "b", ["a"], "b"
+    with pytest.raises(TypeError, match=r"rater 1, unit 0: the label \['a'\] is not hashable"):
+        krippendorff_alpha(unhashable)

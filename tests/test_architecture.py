@@ -30,7 +30,8 @@ MAY_IMPORT = {
     "ranking": {"io", "metrics"},
     "measures": {"metrics"},
     "evaluation": {"measures", "ranking", "io", "metrics"},
-    "stats": {"metrics"},
+    # compare summarises a column as aggregate does, by the measure's declaration
+    "stats": {"evaluation", "measures", "metrics"},
     "reporting": {"stats", "evaluation", "measures", "metrics"},
     "distributed": {"evaluation", "measures", "io", "metrics"},
     # online evaluation (click models, interleaving, counterfactual estimators): no

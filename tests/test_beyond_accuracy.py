@@ -112,9 +112,14 @@ def test_expected_exposure_of_deterministic_and_uniform_policies():
     assert det["loss"] == pytest.approx(0.125, abs=1e-15)
     both = expected_exposure([["a", "b", "c"], ["b", "a", "c"]], rel, patience=0.5)
     assert both["loss"] == pytest.approx(0.0, abs=1e-15)
-    # the decomposition EE-L = EE-D - EE-R + |target|^2
+    # the decomposition EE-L = EE-D - 2 EE-R + |target|^2
     t2 = float((det["target"] ** 2).sum())
-    assert det["loss"] == pytest.approx(det["disparity"] - det["relevance"] + t2, abs=1e-15)
+    assert det["loss"] == pytest.approx(det["disparity"] - 2 * det["relevance"] + t2,
+                                        abs=1e-15)
+    # by hand: EE-R = 1 * 0.75 + 0.5 * 0.75 + 0.25 * 0.25 = 1.1875 (Diaz et al.'s
+    # eps . eps*, not twice it); EE-D = 1 + 0.25 + 0.0625
+    assert det["relevance"] == pytest.approx(1.1875, abs=1e-15)
+    assert det["disparity"] == pytest.approx(1.3125, abs=1e-15)
     with pytest.raises(ValueError, match="no grade"):
         expected_exposure([["z"]], rel)
 
@@ -129,6 +134,49 @@ def test_miscalibration_by_hand():
     assert miscalibration({"v": ["c"]}, history, genres) == pytest.approx(-math.log(0.505), abs=1e-12)
     with pytest.raises(ValueError, match="no history"):
         miscalibration({"w": ["a"]}, history, genres)
+
+
+def _expeval_transcription(samples, qrels, p):
+    """Diaz et al.'s expeval (github.com/diazf/expeval: exposure.expected,
+    exposure.target and the compute() of metrics.Disparity, Relevance and Difference),
+    RBP user model, unnormalised, written out again here from its formulas."""
+    run = {}
+    for ranking in samples:  # exposure of base-0 rank i is p**i, averaged over samples
+        for i, doc in enumerate(ranking):
+            run[doc] = run.get(doc, 0.0) + p**i / len(samples)
+    counts = {}
+    for grade in qrels.values():
+        counts[grade] = counts.get(grade, 0) + 1
+    per_grade, above = {}, 0  # above: documents of a higher grade
+    for grade in sorted(counts, reverse=True):
+        m = counts[grade]
+        per_grade[grade] = (p**above - p ** (above + m)) / (m * (1.0 - p))
+        above += m
+    target = {doc: per_grade[grade] for doc, grade in qrels.items()}
+    disparity = sum(v * v for v in run.values())
+    relevance = sum(target[d] * run[d] for d in set(target) & set(run))
+    difference = sum((target.get(d, 0.0) - run.get(d, 0.0)) ** 2
+                     for d in set(target) | set(run))
+    return difference, disparity, relevance
+
+
+def test_expected_exposure_matches_a_transcription_of_expeval():
+    # regression: EE-R was reported as 2 eps . eps*, twice Diaz et al.'s value
+    rng = np.random.default_rng(2020)
+    for _ in range(200):
+        n = int(rng.integers(2, 12))
+        docs = [f"d{i}" for i in range(n)]
+        qrels = {d: int(g) for d, g in zip(docs, rng.integers(0, 4, n), strict=True)}
+        samples = []
+        for _ in range(int(rng.integers(1, 15))):
+            order = [docs[i] for i in rng.permutation(n)]
+            samples.append(order[: int(rng.integers(1, n + 1))])  # prefixes, too
+        p = float(rng.uniform(0.05, 0.95))
+        ee = expected_exposure(samples, qrels, patience=p)
+        loss, disparity, relevance = _expeval_transcription(samples, qrels, p)
+        assert ee["loss"] == pytest.approx(loss, rel=1e-12, abs=1e-14)
+        assert ee["disparity"] == pytest.approx(disparity, rel=1e-12, abs=1e-14)
+        assert ee["relevance"] == pytest.approx(relevance, rel=1e-12, abs=1e-14)
 
 
 def test_full_and_sampled_ranks():
@@ -160,6 +208,73 @@ def test_sampled_hit_mean_matches_its_closed_form():
     assert abs(np.mean(draws) - closed) < 4 * se
     # sampling can only move the held-out item up
     assert (sampled_ranks(scores, held, m) <= ranks).all()
+
+
+def test_sampled_ranks_never_draw_an_excluded_item():
+    # regression: a user's training items could not be kept out of the negatives.
+    # Item 0 is held out; the excluded items 1, 2, 3 beat it, the others lose to it:
+    # its sampled rank is 1 exactly when no excluded item is drawn.
+    n_users = 3000
+    scores = np.tile([0.5, 0.9, 0.9, 0.9, 0.1, 0.1, 0.1, 0.1], (n_users, 1))
+    held = np.zeros(n_users, dtype=int)
+    for m in (1, 2, 4):  # 4: every item left is drawn
+        for seed in range(3):
+            ranks = sampled_ranks(scores, held, m, seed=seed, exclude=[[1, 2, 3]] * n_users)
+            assert (ranks == 1).all()
+    # without exclude, the excluded items are drawn (the support is what changed)
+    assert (sampled_ranks(scores, held, 2, seed=0) > 1).any()
+    # a boolean mask says the same as the lists, with the same draws
+    mask = np.zeros(scores.shape, dtype=bool)
+    mask[:, 1:4] = True
+    lists = sampled_ranks(scores, held, 2, seed=5, exclude=[[1, 2, 3]] * n_users)
+    assert (sampled_ranks(scores, held, 2, seed=5, exclude=mask) == lists).all()
+    assert (sampled_ranks(scores, held, 2, seed=5, exclude=mask.tolist()) == lists).all()
+    # empty exclusions change nothing, draw for draw
+    rng_scores = np.random.default_rng(1).random((50, 9))
+    held9 = np.arange(50) % 9
+    assert (sampled_ranks(rng_scores, held9, 4, seed=2, exclude=[[]] * 50)
+            == sampled_ranks(rng_scores, held9, 4, seed=2)).all()
+
+
+def test_sampled_ranks_with_exclude_draw_uniformly_from_the_rest():
+    # held out 0, excluded {1, 3}: the 2 negatives are a pair of {2, 4, 5}, each of
+    # the 3 pairs with probability 1/3. In row type p only the pair p beats item 0,
+    # so the rank is 3 exactly when that pair is drawn.
+    pairs = [(2, 4), (2, 5), (4, 5)]
+    n = 20_000
+    rows = []
+    for pair in pairs:
+        row = np.full(6, 0.1)
+        row[0] = 0.5
+        row[[1, 3]] = 0.9  # excluded: would beat item 0 if ever drawn
+        row[list(pair)] = 0.9
+        rows.append(np.tile(row, (n, 1)))
+    scores = np.vstack(rows)
+    ranks = sampled_ranks(scores, np.zeros(3 * n, dtype=int), 2, seed=11,
+                          exclude=[[1, 3]] * (3 * n))
+    assert set(np.unique(ranks)) <= {1, 2, 3}
+    se = math.sqrt((1 / 3) * (2 / 3) / n)
+    for i in range(3):
+        share = np.mean(ranks[i * n:(i + 1) * n] == 3)
+        assert abs(share - 1 / 3) < 4.5 * se, (pairs[i], share)
+        # two draws from three items always take one of the pair at least
+        assert (ranks[i * n:(i + 1) * n] >= 2).all()
+
+
+def test_sampled_ranks_exclude_errors():
+    scores = np.random.default_rng(0).random((2, 5))
+    with pytest.raises(ValueError, match="user 1: the held-out item 2 is also in exclude"):
+        sampled_ranks(scores, [0, 2], 1, exclude=[[1], [2, 3]])
+    with pytest.raises(ValueError, match="user 0 has 1 items left"):
+        sampled_ranks(scores, [0, 0], 2, exclude=[[1, 2, 3], []])
+    with pytest.raises(ValueError, match="item index 5, out of range"):
+        sampled_ranks(scores, [0, 0], 1, exclude=[[5], []])
+    with pytest.raises(ValueError, match="one entry per user"):
+        sampled_ranks(scores, [0, 0], 1, exclude=[[1]])
+    with pytest.raises(TypeError, match="integer item indices"):
+        sampled_ranks(scores, [0, 0], 1, exclude=[[1.5], []])
+    with pytest.raises(ValueError, match="boolean mask must have shape"):
+        sampled_ranks(scores, [0, 0], 1, exclude=np.zeros((2, 4), dtype=bool))
 
 
 # --- issue 52, item 4: a table's ties are broken by evaluate's rule -----------------------

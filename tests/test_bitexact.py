@@ -259,7 +259,7 @@ def test_evaluate_groups(convention):
     def groups(frame):
         return rankeval.evaluate_groups(frame["label"], frame["score"],
                                         frame["group"].to_numpy(dtype=object), measures,
-                                        convention=convention)  # fmt: skip
+                                        conventions=convention)  # fmt: skip
 
     frame = _groups_frame(QRELS, RUN)
     whole = groups(frame)

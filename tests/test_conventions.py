@@ -64,7 +64,7 @@ def test_lightgbm_preset_equals_evaluate_groups():
     for name, measures in (("lightgbm", ["nDCG@3", "P@2"]), ("sklearn", ["nDCG@3"])):
         want = rankeval.evaluate_groups(frame["relevance"], frame["score"],
                                         frame["query_id"].to_numpy(dtype=object),
-                                        measures, convention=name)  # fmt: skip
+                                        measures, conventions=name)  # fmt: skip
         got = rankeval.evaluate(qrels, run, measures, conventions=name)
         np.testing.assert_array_equal(got.to_numpy(), want.to_numpy(), err_msg=name)
 

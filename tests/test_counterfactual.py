@@ -9,7 +9,9 @@ click model. Properties:
   logs its mean lies within a few standard errors of the true DCG@k;
 * the naive click average and clipped IPS are biased (down), by more than that;
 * SNIPS has a smaller variance than IPS in this setting (the chapter's);
-* every estimator equals a direct, loop-by-loop transcription of its formula.
+* every estimator equals a direct, loop-by-loop transcription of its formula;
+* what has no estimate is refused, not reported as a number: a slot estimator's cut-off
+  wider than the log, SNIPS's 0/0, a ranking (logged or new) that names an item twice.
 
 An independent implementation was wanted as a reference: the Open Bandit Pipeline
 (``obp==0.5.7``) has IPS and SNIPS estimators, but it cannot be installed here: it
@@ -185,3 +187,58 @@ def test_estimators_refuse_bad_input():
         swap_propensities([[0, 1], [0, 1]], [1, 2])
     with pytest.raises(ValueError, match="1..2"):
         swap_propensities([[0, 1], [0, 1]], [1, 3])
+
+
+@pytest.mark.parametrize("estimator, clip", [("ips", None), ("clipped_ips", 0.1),
+                                             ("snips", None)])
+def test_slot_estimators_refuse_a_cutoff_wider_than_the_log(estimator, clip):
+    # regression: k=3 on a log of 2 positions silently returned DCG@2
+    shown, clicks = [[0, 1], [1, 0]], [[1, 0], [0, 1]]
+    target = [[0, 1, 2], [0, 1, 2]]
+    with pytest.raises(ValueError, match=r"k=3 is wider than the log, which shows 2 "
+                                         r"positions"):
+        counterfactual_dcg(clicks, shown, target, examination=[1.0, 0.5], k=3,
+                           estimator=estimator, clip=clip)
+    with pytest.raises(ValueError, match=r"k=None \(the width of target, 3\) is wider"):
+        counterfactual_dcg(clicks, shown, target, examination=[1.0, 0.5],
+                           estimator=estimator, clip=clip)
+    at_two = counterfactual_dcg(clicks, shown, target, examination=[1.0, 0.5], k=2,
+                                estimator=estimator, clip=clip)
+    assert at_two > 0
+
+
+def test_item_estimators_credit_ranks_past_the_log_width_by_hand():
+    # the log shows 2 positions; the new ranker puts item 0 third: DCG@3 counts it
+    shown, clicks = [[0, 1]], [[1, 0]]
+    got = counterfactual_dcg(clicks, shown, [[2, 1, 0]], examination=[0.5, 0.5], k=3,
+                             estimator="item_ips")
+    assert got == pytest.approx((1 / math.log2(4)) / 0.5, abs=1e-15)
+    assert counterfactual_dcg(clicks, shown, [[2, 1, 0]], examination=[0.5, 0.5], k=2,
+                              estimator="item_ips") == 0.0
+
+
+@pytest.mark.parametrize("estimator", ["naive", "item_ips", "ips", "snips"])
+def test_repeated_items_are_refused_naming_row_and_item(estimator):
+    # regression: a repeated item was accepted and its click credited twice
+    clicks, theta = [[1, 0, 0], [1, 0, 0]], [1.0, 0.5, 0.5]
+    with pytest.raises(ValueError, match=r"target row 1 holds the item 4 twice"):
+        counterfactual_dcg(clicks, [[4, 5, 6], [4, 5, 6]], [[4, 5, -1], [4, 4, -1]],
+                           examination=theta, estimator=estimator)
+    with pytest.raises(ValueError, match=r"shown row 0 holds the item 5 twice"):
+        counterfactual_dcg(clicks, [[5, 6, 5], [4, 5, 6]], [[4, 5, 6], [4, 5, 6]],
+                           examination=theta, estimator=estimator)
+    # -1 pads may repeat
+    value = counterfactual_dcg(clicks, [[4, 5, 6], [4, 5, 6]], [[4, -1, -1], [4, -1, -1]],
+                               examination=theta, estimator=estimator)
+    assert value == pytest.approx(1.0, abs=1e-15)
+
+
+def test_snips_refuses_zero_over_zero():
+    # regression: with no target item at its position in the log (every weight 0),
+    # SNIPS returned 0.0; 0/0 has no estimate (IPS is 0 there, a real estimate)
+    shown, clicks = [[0, 1], [0, 1]], [[1, 1], [1, 0]]
+    target = [[1, 0], [1, 0]]
+    with pytest.raises(ValueError, match=r"SNIPS is undefined here \(0/0\)"):
+        counterfactual_dcg(clicks, shown, target, examination=[1.0, 0.5])
+    assert counterfactual_dcg(clicks, shown, target, examination=[1.0, 0.5],
+                              estimator="ips") == 0.0

@@ -100,9 +100,9 @@ def test_the_data_has_what_the_conventions_differ_on():
         lightgbm = rankeval.evaluate(qrels, run, MEASURES, conventions="lightgbm")
         by_doc_id = rankeval.evaluate(qrels, run, MEASURES, conventions="lightgbm",
                                       ties="trec_eval")  # fmt: skip
-        assert lightgbm.equals(by_doc_id)  # ties="trec_eval" is the default: no override
         tied = rankeval.evaluate(qrels, run, MEASURES, conventions=PRESET_OBJECTS["lightgbm"]
                                  .replace(ties="trec_eval"))  # fmt: skip
+        assert by_doc_id.equals(tied)  # a keyword given overrides, the default's value too
         assert (lightgbm != tied).any(axis=1).sum() >= 5  # ties change values
 
 
@@ -160,7 +160,7 @@ def test_resolve_makes_evaluates_conventions():
     from rankeval.distributed.partition import resolve
 
     assert resolve("lightgbm") == PRESET_OBJECTS["lightgbm"]
-    assert resolve("lightgbm", ties="trec_eval").ties == "input"  # a default: no override
+    assert resolve("lightgbm", ties="trec_eval").ties == "trec_eval"  # given: overrides
     assert resolve("lightgbm", missing="zero").missing == "zero"
     assert resolve(rankeval.Conventions(missing="zero")).missing == "zero"
     with pytest.raises(TypeError, match="unexpected keyword argument.*'max_memory'"):

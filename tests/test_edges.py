@@ -464,7 +464,7 @@ def test_negative_grades_message_points_to_evaluates_reading():
 
 def test_lightgbm_no_relevant_rule_ignores_the_threshold():
     labels, scores, sizes = [1, 0, 0, 0], [1.0, 2.0, 1.0, 2.0], [2, 2]
-    frame = rankeval.evaluate_groups(labels, scores, sizes, ["nDCG"], convention="lightgbm",
+    frame = rankeval.evaluate_groups(labels, scores, sizes, ["nDCG"], conventions="lightgbm",
                                      threshold=2)  # fmt: skip
     # group 0's best label is 1: scored (LightGBM gives (2^1 - 1) / log2(3)), not forced to 1
     assert frame["nDCG"].tolist() == pytest.approx([1 / np.log2(3), 1.0])

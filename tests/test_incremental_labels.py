@@ -197,7 +197,7 @@ def test_equals_evaluate_groups_on_the_same_arrays(convention):
     q = np.array([r[0] for r in rows], dtype=object)
     y = np.array([r[1] for r in rows], dtype=float)
     s = np.array([r[2] for r in rows])
-    want = rankeval.evaluate_groups(y, s, q, measures, group_kind="ids", convention=convention)
+    want = rankeval.evaluate_groups(y, s, q, measures, group_kind="ids", conventions=convention)
     ev = Evaluator.from_labels(measures, conventions=convention)
     ev.update(q[:20], labels=y[:20], scores=s[:20])
     ev.update(q[20:], labels=y[20:], scores=s[20:])

@@ -28,7 +28,7 @@ SIZES = [3, 3, 2]
 def test_lightgbm_convention_worked_by_hand():
     # LightGBM's ndcg: label_gain 2^l - 1, a query whose ideal DCG is 0 scores 1
     got = evaluate_groups(LABELS, SCORES, SIZES, ["nDCG@1", "nDCG@2", "nDCG"],
-                          convention="lightgbm")  # fmt: skip
+                          conventions="lightgbm")  # fmt: skip
     # query 0 ranks labels 0, 1, 2 (gains 0, 1, 3); ideal 2, 1, 0 (gains 3, 1, 0)
     q0 = [0 / 3, (1 / L3) / (3 + 1 / L3), (1 / L3 + 3 / L4) / (3 + 1 / L3)]
     # query 1: all labels 0 -> 1 at every cut-off
@@ -38,7 +38,7 @@ def test_lightgbm_convention_worked_by_hand():
     np.testing.assert_allclose(got.to_numpy(), [q0, [1, 1, 1], q2], rtol=1e-12)
     # query weights as LightGBM computes them: the mean weight of the query's rows
     rows = [1, 1, 4, 2, 2, 2, 0.5, 1.5]
-    weighted = evaluate_groups(LABELS, SCORES, SIZES, "nDCG@2", convention="lightgbm",
+    weighted = evaluate_groups(LABELS, SCORES, SIZES, "nDCG@2", conventions="lightgbm",
                                row_weights=rows)  # fmt: skip
     w = [2.0, 2.0, 1.0]
     assert weighted.attrs["weights"].tolist() == w
@@ -48,18 +48,18 @@ def test_lightgbm_convention_worked_by_hand():
 
 def test_xgboost_conventions_by_hand():
     # XGBoost's ndcg: 2^l - 1 (ndcg_exp_gain=True), an all-zero group scores 1; "ndcg-": 0
-    plus = evaluate_groups(LABELS, SCORES, SIZES, "nDCG@2", convention="xgboost")
-    minus = evaluate_groups(LABELS, SCORES, SIZES, "nDCG@2", convention="xgboost",
+    plus = evaluate_groups(LABELS, SCORES, SIZES, "nDCG@2", conventions="xgboost")
+    minus = evaluate_groups(LABELS, SCORES, SIZES, "nDCG@2", conventions="xgboost",
                             no_relevant=0)  # fmt: skip
     q0 = (1 / L3) / (3 + 1 / L3)
     assert plus["nDCG@2"].tolist() == pytest.approx([q0, 1.0, (1 + 7 / L3) / (7 + 1 / L3)])
     assert minus["nDCG@2"].tolist() == pytest.approx([q0, 0.0, (1 + 7 / L3) / (7 + 1 / L3)])
     # ndcg_exp_gain=False: the label itself is the gain
-    linear = evaluate_groups(LABELS, SCORES, SIZES, "nDCG@2", convention="xgboost",
+    linear = evaluate_groups(LABELS, SCORES, SIZES, "nDCG@2", conventions="xgboost",
                              gain="linear")  # fmt: skip
     assert linear["nDCG@2"][2] == pytest.approx((1 + 3 / L3) / (3 + 1 / L3))
     # group weights (one per group), as XGBoost takes them
-    w = evaluate_groups(LABELS, SCORES, SIZES, "nDCG@2", convention="xgboost",
+    w = evaluate_groups(LABELS, SCORES, SIZES, "nDCG@2", conventions="xgboost",
                         weights=[1, 0, 3])  # fmt: skip
     assert weighted_mean(w)["nDCG@2"] == pytest.approx((q0 + 3 * plus["nDCG@2"][2]) / 4)
 
@@ -71,19 +71,19 @@ def test_trec_eval_convention_by_hand():
         [(1 / L3) / (2 + 1 / L3), (1 / 2 + 2 / 3) / 2, 1 / 2, 1 / 2]
     )
     assert got.loc[1].tolist() == [0.0, 0.0, 0.0, 0.0]  # no relevant row: 0 everywhere
-    lgb = evaluate_groups(LABELS, SCORES, SIZES, ["AP", "RR"], convention="lightgbm")
+    lgb = evaluate_groups(LABELS, SCORES, SIZES, ["AP", "RR"], conventions="lightgbm")
     assert lgb.loc[1].tolist() == [1.0, 1.0]  # no_relevant reaches every mean measure
 
 
 def test_label_gain_table_is_lightgbms_label_gain():
     table = [0, 1, 3, 7]  # LightGBM's default label_gain, cut to 4 labels
-    a = evaluate_groups(LABELS, SCORES, SIZES, "nDCG@3", gain=table, convention="lightgbm")
-    b = evaluate_groups(LABELS, SCORES, SIZES, "nDCG@3", convention="lightgbm")
+    a = evaluate_groups(LABELS, SCORES, SIZES, "nDCG@3", gain=table, conventions="lightgbm")
+    b = evaluate_groups(LABELS, SCORES, SIZES, "nDCG@3", conventions="lightgbm")
     pd.testing.assert_frame_equal(a, b)
     flat = evaluate_groups(LABELS, SCORES, SIZES, "DCG@1", gain=[0, 5, 5, 5])
     assert flat["DCG@1"].tolist() == [0.0, 0.0, 5.0]
     # a measure that names its own gain keeps it
-    own = evaluate_groups(LABELS, SCORES, SIZES, "DCG(gain='linear')@1", convention="lightgbm")
+    own = evaluate_groups(LABELS, SCORES, SIZES, "DCG(gain='linear')@1", conventions="lightgbm")
     assert own.iloc[:, 0].tolist() == [0.0, 0.0, 1.0]
 
 
@@ -144,7 +144,7 @@ def test_agrees_with_sklearn_ndcg_score_per_group(seed, k):
 
     labels, scores, sizes = _groups(seed)
     name = "nDCG" if k is None else f"nDCG@{k}"
-    got = evaluate_groups(labels, scores, sizes, name, convention="sklearn")[name]
+    got = evaluate_groups(labels, scores, sizes, name, conventions="sklearn")[name]
     starts = np.cumsum(sizes) - sizes
     want = [
         ndcg_score([labels[a : a + m]], [scores[a : a + m]], k=k, ignore_ties=False)
@@ -153,7 +153,7 @@ def test_agrees_with_sklearn_ndcg_score_per_group(seed, k):
     np.testing.assert_allclose(got.to_numpy(), want, rtol=1e-12, atol=1e-15)
     # without ties, ignore_ties=True (sort only) gives the same as row order
     labels, scores, sizes = _groups(seed, ties=False)
-    got = evaluate_groups(labels, scores, sizes, name, convention="sklearn", ties="input")
+    got = evaluate_groups(labels, scores, sizes, name, conventions="sklearn", ties="input")
     want = [
         ndcg_score([labels[a : a + m]], [scores[a : a + m]], k=k, ignore_ties=True)
         for a, m in zip(np.cumsum(sizes) - sizes, sizes, strict=True)
@@ -244,14 +244,14 @@ def test_lightgbm_logged_ndcg_equals_evaluate_groups_ties_and_empty_queries_incl
     assert np.unique(scores).size < scores.size / 4  # tied scores throughout
     assert (np.bincount(np.repeat(np.arange(sizes.size), sizes), y) == 0).sum() >= 2
     for k in KS:
-        got = _mean(y, scores, sizes, f"nDCG@{k}", convention="lightgbm")
+        got = _mean(y, scores, sizes, f"nDCG@{k}", conventions="lightgbm")
         assert got == pytest.approx(logged[k], abs=1e-6), k
     # the ties decide: met in the other order, the same scores give other values
     flipped = [_mean(_reversed_within(y, sizes), _reversed_within(scores, sizes), sizes,
-                     f"nDCG@{k}", convention="lightgbm") for k in KS]  # fmt: skip
+                     f"nDCG@{k}", conventions="lightgbm") for k in KS]  # fmt: skip
     assert all(abs(a - logged[k]) > 1e-3 for a, k in zip(flipped, KS, strict=True))
     # and so does the rule for queries without a relevant row (1, not trec_eval's 0)
-    zero = _mean(y, scores, sizes, "nDCG@5", convention="lightgbm", no_relevant=0)
+    zero = _mean(y, scores, sizes, "nDCG@5", conventions="lightgbm", no_relevant=0)
     assert zero < logged[5] - 0.1
 
 
@@ -272,14 +272,14 @@ def test_lightgbm_label_gain_and_row_weights_as_lightgbm_computes_them():
     model, logged = _lightgbm(train, valid, weight=rows, label_gain=linear)
     scores = model.predict(x, num_threads=1)
     for k in KS:
-        per_query = evaluate_groups(y, scores, sizes, f"nDCG@{k}", convention="lightgbm",
+        per_query = evaluate_groups(y, scores, sizes, f"nDCG@{k}", conventions="lightgbm",
                                     gain=linear, row_weights=rows)  # fmt: skip
         w = per_query.attrs["weights"].to_numpy()  # a query's mean row weight
         want = _library_weighted_mean(per_query, w, y, sizes)
         assert want == pytest.approx(logged[k], abs=1e-6), k
         if k == 5:  # weighted_mean weights the empty queries' 1 like any value
             assert abs(weighted_mean(per_query)[f"nDCG@{k}"] - logged[k]) > 1e-3
-    unweighted = _mean(y, scores, sizes, "nDCG@5", convention="lightgbm", gain=linear)
+    unweighted = _mean(y, scores, sizes, "nDCG@5", conventions="lightgbm", gain=linear)
     assert abs(unweighted - logged[5]) > 1e-4  # the weights matter
     # without queries lacking a relevant row, weighted_mean is LightGBM's mean
     keep = np.repeat(np.bincount(np.repeat(np.arange(sizes.size), sizes), y) > 0, sizes)
@@ -287,7 +287,7 @@ def test_lightgbm_label_gain_and_row_weights_as_lightgbm_computes_them():
                                                  y) > 0])  # fmt: skip
     model, logged = _lightgbm(train, valid, weight=rows[keep], label_gain=linear)
     per_query = evaluate_groups(valid[1], model.predict(valid[0], num_threads=1), valid[2],
-                                "nDCG@5", convention="lightgbm", gain=linear,
+                                "nDCG@5", conventions="lightgbm", gain=linear,
                                 row_weights=rows[keep])  # fmt: skip
     assert weighted_mean(per_query)["nDCG@5"] == pytest.approx(logged[5], abs=1e-6)
 
@@ -298,7 +298,7 @@ def test_lightgbm_scores_a_query_without_relevant_rows_one():
     _, logged = _lightgbm(train, (x, np.zeros_like(y), sizes))
     assert all(v == 1.0 for v in logged.values())
     assert _mean(np.zeros_like(y), np.arange(y.size, dtype=float), sizes, "nDCG@3",
-                 convention="lightgbm") == 1.0  # fmt: skip
+                 conventions="lightgbm") == 1.0  # fmt: skip
 
 
 def test_xgboost_logged_ndcg_equals_evaluate_groups_ties_and_empty_queries_included():
@@ -308,14 +308,14 @@ def test_xgboost_logged_ndcg_equals_evaluate_groups_ties_and_empty_queries_inclu
     _, logged_minus = _xgboost(train, valid, minus=True)
     assert np.unique(scores).size < scores.size / 4
     for k in KS:
-        got = _mean(y, scores, sizes, f"nDCG@{k}", convention="xgboost")
+        got = _mean(y, scores, sizes, f"nDCG@{k}", conventions="xgboost")
         assert got == pytest.approx(logged[k], abs=1e-6), k
         # ndcg@k-: a query without a relevant row scores 0
-        got = _mean(y, scores, sizes, f"nDCG@{k}", convention="xgboost", no_relevant=0)
+        got = _mean(y, scores, sizes, f"nDCG@{k}", conventions="xgboost", no_relevant=0)
         assert got == pytest.approx(logged_minus[k], abs=1e-6), k
         assert logged_minus[k] < logged[k] - 0.1
     flipped = [_mean(_reversed_within(y, sizes), _reversed_within(scores, sizes), sizes,
-                     f"nDCG@{k}", convention="xgboost") for k in KS]  # fmt: skip
+                     f"nDCG@{k}", conventions="xgboost") for k in KS]  # fmt: skip
     assert all(abs(a - logged[k]) > 1e-3 for a, k in zip(flipped, KS, strict=True))
 
 
@@ -327,16 +327,16 @@ def test_xgboost_linear_gain_and_group_weights():
     scores, logged = _xgboost(train, valid, weight=weights, ndcg_exp_gain=False)
     exp_scores, exp_logged = _xgboost(train, valid, weight=weights)
     for k in KS:
-        per_query = evaluate_groups(y, scores, sizes, f"nDCG@{k}", convention="xgboost",
+        per_query = evaluate_groups(y, scores, sizes, f"nDCG@{k}", conventions="xgboost",
                                     gain="linear", weights=weights)  # fmt: skip
         want = _library_weighted_mean(per_query, w32, y, sizes)
         assert want == pytest.approx(logged[k], abs=1e-6), k
-        per_query = evaluate_groups(y, exp_scores, sizes, f"nDCG@{k}", convention="xgboost",
+        per_query = evaluate_groups(y, exp_scores, sizes, f"nDCG@{k}", conventions="xgboost",
                                     weights=weights)  # fmt: skip
         want = _library_weighted_mean(per_query, w32, y, sizes)
         assert want == pytest.approx(exp_logged[k], abs=1e-6), k
         assert abs(weighted_mean(per_query)[f"nDCG@{k}"] - exp_logged[k]) > 1e-3
-    assert abs(_mean(y, exp_scores, sizes, "nDCG@5", convention="xgboost")
+    assert abs(_mean(y, exp_scores, sizes, "nDCG@5", conventions="xgboost")
                - exp_logged[5]) > 1e-3  # the weights matter  # fmt: skip
 
 
@@ -358,7 +358,7 @@ def test_xgboost_query_ids_and_all_zero_queries():
                                evals=[(dvalid, name)], evals_result=(res := {}),
                                verbose_eval=False)  # fmt: skip
             assert np.array_equal(metric.predict(dvalid), scores)
-            got = _mean(labels, scores, qid, "nDCG@5", convention="xgboost",
+            got = _mean(labels, scores, qid, "nDCG@5", conventions="xgboost",
                         no_relevant=0 if minus else 1)  # fmt: skip
             assert got == pytest.approx(res[name][f"ndcg@5{minus}"][-1], abs=1e-6)
             if name == "none":
@@ -423,11 +423,11 @@ def test_shuffling_rows_changes_nothing_with_averaged_ties(data, random):
 def test_values_lie_in_the_unit_interval(data, convention):
     labels, scores, sizes = data
     got = evaluate_groups(labels, scores, sizes, ["nDCG@3", "nDCG"], group_kind="sizes",
-                          convention=convention)  # fmt: skip
+                          conventions=convention)  # fmt: skip
     assert ((got >= 0) & (got <= 1 + 1e-12)).all().all()
     # a perfect model scores 1 on every query with a relevant row
     best = evaluate_groups(labels, labels, sizes, "nDCG", group_kind="sizes",
-                           convention=convention)  # fmt: skip
+                           conventions=convention)  # fmt: skip
     has = np.bincount(np.repeat(np.arange(sizes.size), sizes), labels >= 1) > 0
     assert np.allclose(best["nDCG"].to_numpy()[has], 1.0)
 
@@ -510,9 +510,9 @@ def test_values_lie_in_the_unit_interval(data, convention):
         (([1, 0], [0.1, 0.2], 2), {}, TypeError, r"group must be an array"),
         (
             ([1, 0], [0.1, 0.2], [2]),
-            {"convention": "catboost"},
+            {"conventions": "catboost"},
             ValueError,
-            r"convention must be one of 'trec_eval', 'lightgbm', 'xgboost', 'sklearn'",
+            r"conventions must be one of 'trec_eval', 'pytrec_eval', 'lightgbm', 'xgboost', 'sklearn'",
         ),
         (
             ([1, 0], [0.1, 0.2], [2]),
@@ -534,7 +534,7 @@ def test_values_lie_in_the_unit_interval(data, convention):
         ),
         (
             ([32, 0], [0.1, 0.2], [2]),
-            {"convention": "xgboost"},
+            {"conventions": "xgboost"},
             ValueError,
             r"xgboost with gain 2\^l - 1 takes labels up to 31",
         ),
@@ -547,7 +547,7 @@ def test_values_lie_in_the_unit_interval(data, convention):
         (([1, 0], [0.1, 0.2], [2]), {"gain": "log"}, ValueError, r"gain must be 'linear'"),
         (
             ([1.5, 0], [0.1, 0.2], [2]),
-            {"convention": "lightgbm"},
+            {"conventions": "lightgbm"},
             ValueError,
             r"labels\[0\] is 1.5: LightGBM's ranking metrics take whole-number labels",
         ),

@@ -34,7 +34,7 @@ from rankeval import Measure, parse_measure, parse_measures
             {"gain": "exponential"},
             "nDCG(gain='exponential')@10",
         ),
-        ("nDCG(dcg='log2')", "nDCG", None, {}, "nDCG"),
+        ("nDCG(dcg='log2')", "nDCG", None, {"gain": "linear"}, "nDCG(gain='linear')"),  # named: kept
         (
             'nDCG(gain="exponential")',
             "nDCG",

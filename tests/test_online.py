@@ -8,6 +8,9 @@
   fractions); for probabilistic interleaving it is 0 within the simulation's standard
   error. Balanced interleaving is fair for disjoint lists but not in general (the
   example of Radlinski et al. 2008 is biased), which the chapter shows.
+* The list is at most as long as the shorter ranking (the default): a longer one
+  would be filled by one ranker alone, and one click at a random position of two
+  unrelated lists would favour it.
 """
 
 from __future__ import annotations
@@ -116,11 +119,71 @@ def test_team_draft_is_exactly_fair_under_clicks_that_ignore_the_items(a, b):
     assert expected_outcome(a, b, "team_draft", (k + 1) // 2, k=k) == 0
 
 
-def test_team_draft_is_not_fair_once_a_ranker_runs_out_of_items():
-    # shown in full (k = 8 items of the union), B's 5 items run out first when A has
-    # taken some of them: the last positions are then all A's
-    a, b = ("a", "b", "c", "d", "e"), ("f", "a", "g", "b", "h")
-    assert expected_outcome(a, b, "team_draft", 4) != 0
+def uniform_single_click_outcome(a, b, method, coins_needed, k=None):
+    """Exact expected outcome of ONE click at a uniformly random position of the list
+    shown, over every sequence of coin flips (in fractions)."""
+    total = Fraction(0)
+    for coins in itertools.product([True, False], repeat=coins_needed):
+        shown = interleave(a, b, method, coins=list(coins), k=k)
+        n = len(shown.ranking)
+        for pos in range(n):
+            click = np.arange(n) == pos
+            total += Fraction(int(interleaving_credit(shown, click)), n * 2**coins_needed)
+    return total
+
+
+UNRELATED = [
+    (("a1", "a2"), ("b1", "b2", "b3", "b4")),  # the old default (all 6 shown): -1/3
+    (("a1",), ("b1", "b2", "b3")),
+    (("a1", "a2", "a3", "a4", "a5"), ("b1", "b2")),
+]
+
+
+@pytest.mark.parametrize("a, b", UNRELATED)
+@pytest.mark.parametrize("method", ["team_draft", "balanced"])
+def test_default_length_is_fair_for_unrelated_lists_of_different_lengths(a, b, method):
+    # regression: k=None used to show every item of the union, the longer list
+    # filling the tail alone (expected outcome -1/3 for the first pair); the default is
+    # now the shorter length, so a uniformly random single click favours no ranker
+    coins = 6 if method == "team_draft" else 1
+    assert uniform_single_click_outcome(a, b, method, coins) == 0
+    assert len(interleave(a, b, method, coins=[True] * coins).ranking) == min(len(a), len(b))
+
+
+def test_probabilistic_default_length_is_fair_for_unrelated_lists_of_different_lengths():
+    # the old default (all 6 items) gave B the positions after A's 2 items were drawn:
+    # one uniformly random click had expected outcome -1/3
+    rng = np.random.default_rng(46)
+    a, b = ("a1", "a2"), ("b1", "b2", "b3", "b4")
+    outcomes = []
+    for _ in range(4000):
+        shown = interleave(a, b, "probabilistic", rng=rng)
+        assert len(shown.ranking) == 2
+        click = np.arange(2) == rng.integers(0, 2)
+        outcomes.append(interleaving_credit(shown, click))
+    outcomes = np.array(outcomes)
+    assert abs(outcomes.mean()) < 4 * outcomes.std(ddof=1) / np.sqrt(outcomes.size)
+
+
+def test_default_length_is_fair_for_overlapping_lists_of_different_lengths():
+    # B's 5 items would run out first once A has taken some of them; with the
+    # default k = 5 they never do, under any position-only click model
+    a = ("a", "b", "c", "d", "e", "x", "y", "z")
+    b = ("f", "a", "g", "b", "h")
+    assert uniform_single_click_outcome(a, b, "team_draft", 3) == 0
+    assert expected_outcome(a, b, "team_draft", 3) == 0
+
+
+def test_a_list_longer_than_the_shorter_ranking_is_refused():
+    a, b = ("a1", "a2"), ("b1", "b2", "b3", "b4")
+    for method, kw in [("team_draft", {"coins": [True] * 3}),
+                       ("balanced", {"coins": [True]}),
+                       ("probabilistic", {"rng": np.random.default_rng(0)})]:
+        with pytest.raises(ValueError, match=r"k=3 is longer than the shorter ranking "
+                                             r"\(2 items in a, 4 in b\)"):
+            interleave(a, b, method, k=3, **kw)
+    with pytest.raises(ValueError, match="a is empty"):
+        interleave([], b, coins=[True])
 
 
 def test_balanced_is_fair_for_disjoint_lists_but_biased_in_general():
@@ -148,7 +211,7 @@ def test_team_draft_is_fair_by_simulation_too():
     rng = np.random.default_rng(5)
     a, b = ("a", "b", "c", "d"), ("b", "a", "e", "d")
     outcomes = np.array([
-        interleaving_credit(interleave(a, b, rng=rng), rng.random(5) < 0.4)
+        interleaving_credit(interleave(a, b, rng=rng), rng.random(4) < 0.4)
         for _ in range(6000)
     ])
     assert abs(outcomes.mean()) < 4 * outcomes.std(ddof=1) / np.sqrt(outcomes.size)
@@ -188,17 +251,17 @@ def test_interleaved_lists_show_each_item_once_and_keep_the_prefixes():
 
 def test_credit_assignment_by_hand():
     shown = interleave(["a", "b", "c"], ["b", "d", "a"], coins=[True, False])
-    assert shown.ranking == ("a", "b", "d", "c")
-    assert interleaving_credit(shown, [1, 0, 0, 0]) == 1.0
-    assert interleaving_credit(shown, [1, 1, 1, 0]) == -1.0
-    assert interleaving_credit(shown, [1, 1, 0, 0]) == 0.0
+    assert shown.ranking == ("a", "b", "d")  # k = 3, the length of either ranking
+    assert interleaving_credit(shown, [1, 0, 0]) == 1.0
+    assert interleaving_credit(shown, [1, 1, 1]) == -1.0
+    assert interleaving_credit(shown, [1, 1, 0]) == 0.0
     balanced = interleave(["a", "b", "c"], ["b", "d", "a"], "balanced", coins=[True])
-    assert balanced.ranking == ("a", "b", "d", "c")
+    assert balanced.ranking == ("a", "b", "d")
     # lowest click d: rank 2 in B, absent from A, k* = 2; A's top 2 {a, b}, B's {b, d}
-    assert interleaving_credit(balanced, [0, 1, 1, 0]) == -1.0
+    assert interleaving_credit(balanced, [0, 1, 1]) == -1.0
     # lowest click b: rank 2 in A, 1 in B, k* = 1; A's top 1 {a}, B's {b}: one each
-    assert interleaving_credit(balanced, [1, 1, 0, 0]) == 0.0
-    assert interleaving_credit(balanced, [1, 0, 0, 0]) == 1.0
+    assert interleaving_credit(balanced, [1, 1, 0]) == 0.0
+    assert interleaving_credit(balanced, [1, 0, 0]) == 1.0
 
 
 def test_interleaving_refuses_bad_input():

@@ -663,11 +663,14 @@ def expected_exposure(rankings, relevance, *, patience=0.5):
 
     .. math:: \text{EE-L} = \lVert \varepsilon - \varepsilon^* \rVert_2^2
               = \underbrace{\lVert \varepsilon \rVert_2^2}_{\text{EE-D}}
-              - \underbrace{2\,\varepsilon^\top \varepsilon^*}_{\text{EE-R}}
+              - 2\,\underbrace{\varepsilon^\top \varepsilon^*}_{\text{EE-R}}
               + \lVert \varepsilon^* \rVert_2^2.
 
     Lower EE-D means exposure spread evenly; higher EE-R means exposure on relevant
-    items.
+    items. EE-R is :math:`\varepsilon^\top \varepsilon^*`, without the factor 2 of
+    the expansion, as Diaz et al. define it and their ``expeval`` computes it, so the
+    values compare with published ones; all three are the unnormalised values
+    (``expeval -U``) under its RBP browsing model (``-u rbp``).
 
     Chapter: :doc:`/chapters/24_beyond_accuracy`.
 
@@ -710,7 +713,7 @@ def expected_exposure(rankings, relevance, *, patience=0.5):
     eps = total / len(samples)
     target = _ideal_exposure(grades, patience)
     disparity = float(eps @ eps)
-    rel = float(2 * eps @ target)
+    rel = float(eps @ target)
     loss = float(((eps - target) ** 2).sum())
     return {"loss": loss, "disparity": disparity, "relevance": rel,
             "exposure": pd.Series(eps, index=items), "target": pd.Series(target, index=items)}
@@ -882,7 +885,50 @@ def full_ranks(scores, held_out):
     return (s >= target[:, None]).sum(axis=1).astype(np.int64)
 
 
-def sampled_ranks(scores, held_out, n_negatives, *, seed=0):
+def _exclusion_mask(exclude, held_out: np.ndarray, n_items: int) -> np.ndarray:
+    """``exclude`` (per user, item indices; or a users x items boolean mask) -> mask."""
+    n_users = len(held_out)
+    arr = None
+    if isinstance(exclude, np.ndarray) and exclude.dtype == bool:
+        arr = exclude
+    elif isinstance(exclude, (list, tuple)) and exclude and all(
+            isinstance(row, (list, tuple, np.ndarray)) and len(row) == n_items
+            and all(isinstance(v, (bool, np.bool_)) for v in row) for row in exclude):
+        arr = np.asarray(exclude, dtype=bool)  # a mask written as lists of booleans
+    if arr is not None:
+        if arr.shape != (n_users, n_items):
+            raise ValueError(f"exclude as a boolean mask must have shape (n_users, n_items)"
+                             f" = {(n_users, n_items)}, got {arr.shape}")
+        mask = arr.copy()
+    else:
+        if isinstance(exclude, (str, bytes, Mapping)) or not hasattr(exclude, "__len__"):
+            raise TypeError("exclude must hold one sequence of item indices per user (or "
+                            f"a users x items boolean mask), got {type(exclude).__name__}")
+        if len(exclude) != n_users:
+            raise ValueError(f"exclude must have one entry per user ({n_users}), got "
+                             f"{len(exclude)}")
+        mask = np.zeros((n_users, n_items), dtype=bool)
+        for u, items in enumerate(exclude):
+            idx = np.asarray(list(items) if not isinstance(items, np.ndarray) else items)
+            if idx.size == 0:
+                continue
+            if idx.ndim != 1 or idx.dtype == bool or not np.issubdtype(idx.dtype, np.integer):
+                raise TypeError(f"exclude[{u}] must be a sequence of integer item indices, "
+                                f"got {items!r}")
+            bad = idx[(idx < 0) | (idx >= n_items)]
+            if bad.size:
+                raise ValueError(f"exclude[{u}] names the item index {int(bad[0])}, out of "
+                                 f"range 0..{n_items - 1}")
+            mask[u, idx] = True
+    clash = np.flatnonzero(mask[np.arange(n_users), held_out])
+    if clash.size:
+        u = int(clash[0])
+        raise ValueError(f"user {u}: the held-out item {int(held_out[u])} is also in "
+                         "exclude; it cannot be both the target and an excluded item")
+    return mask
+
+
+def sampled_ranks(scores, held_out, n_negatives, *, seed=0, exclude=None):
     r"""Rank of each held-out item among itself and ``n_negatives`` sampled items.
 
     Parameters
@@ -892,8 +938,15 @@ def sampled_ranks(scores, held_out, n_negatives, *, seed=0):
     held_out : array_like of int, shape (n_users,)
         Index of each user's held-out item.
     n_negatives : int
-        Items drawn per user, uniformly without replacement from the others.
+        Items drawn per user, uniformly without replacement from the others (those
+        not excluded).
     seed : int or numpy.random.Generator, default=0
+    exclude : sequence of sequences of int, or ndarray of bool, optional
+        Per user, item indices never drawn as negatives, typically the user's
+        training items (one sequence per user, possibly empty; or a boolean mask of
+        shape (n_users, n_items)). They do not count in the rank either. The
+        held-out item may not be among them, and every user needs ``n_negatives``
+        items left to draw from.
 
     Returns
     -------
@@ -909,6 +962,10 @@ def sampled_ranks(scores, held_out, n_negatives, *, seed=0):
     beat the held-out one, and :math:`m` are drawn (see
     :func:`expected_sampled_hit`). Each user's sample is the first ``n_negatives``
     items of a uniform random order of the others (stable argsort of uniform keys).
+    With ``exclude``, the sample is drawn uniformly from the :math:`n_u` items that
+    are neither held out nor excluded, so the law holds with :math:`n - 1` replaced
+    by :math:`n_u` and :math:`r` the rank among those items; the keys are the same
+    draws as without ``exclude``, and excluded items get key :math:`+\infty`.
 
     Chapter: :doc:`/chapters/24_beyond_accuracy`.
 
@@ -921,15 +978,28 @@ def sampled_ranks(scores, held_out, n_negatives, *, seed=0):
     >>> from rankeval.beyond import sampled_ranks
     >>> sampled_ranks([[0.1, 0.9, 0.5, 0.3]], [0], n_negatives=3)
     array([4])
+    >>> sampled_ranks([[0.1, 0.9, 0.5, 0.3]], [0], n_negatives=2, exclude=[[1]])
+    array([3])
     """
     s, t = _scores_and_targets(scores, held_out)
     n_users, n_items = s.shape
     n_negatives = _positive_int(n_negatives, "n_negatives")
     if not n_negatives <= n_items - 1:
         raise ValueError(f"n_negatives must lie in 1..{n_items - 1}, got {n_negatives}")
+    mask = None if exclude is None else _exclusion_mask(exclude, t, n_items)
+    if mask is not None:
+        left = n_items - 1 - mask.sum(axis=1)
+        short = np.flatnonzero(left < n_negatives)
+        if short.size:
+            u = int(short[0])
+            raise ValueError(f"user {u} has {int(left[u])} items left once the held-out "
+                             f"and the excluded ones are set aside, fewer than "
+                             f"n_negatives={n_negatives}")
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     keys = rng.random((n_users, n_items))
     keys[np.arange(n_users), t] = np.inf  # the held-out item is never its own negative
+    if mask is not None:
+        keys[mask] = np.inf  # nor is an excluded item
     chosen = np.argsort(keys, axis=1, kind="stable")[:, :n_negatives]
     target = s[np.arange(n_users), t]
     beaten = np.take_along_axis(s, chosen, axis=1) >= target[:, None]

@@ -184,13 +184,39 @@ def fleiss_kappa(table):
     return (float(p_i.mean()) - p_e) / (1 - p_e)
 
 
+def _missing(value) -> bool:
+    return value is None or value is pd.NA or (
+        isinstance(value, (float, np.floating)) and bool(np.isnan(value)))
+
+
+def _nominal_codes(raw: np.ndarray) -> np.ndarray:
+    """Labels of any hashable kind -> float codes 0, 1, ... (NaN where missing)."""
+    if raw.ndim != 2:
+        raise ValueError("data must be 2-D: raters (at least two) x units, got shape "
+                         f"{raw.shape}")
+    codes: dict = {}
+    x = np.full(raw.shape, np.nan)
+    for (r, u), value in np.ndenumerate(raw):
+        if _missing(value):
+            continue
+        try:
+            x[r, u] = codes.setdefault(value, len(codes))
+        except TypeError:
+            raise TypeError(f"rater {r}, unit {u}: the label {value!r} is not hashable"
+                            ) from None
+    return x
+
+
 def krippendorff_alpha(data, *, level="nominal"):
     r"""Krippendorff's alpha of raters x units data with missing values.
 
     Parameters
     ----------
     data : array_like, shape (n_raters, n_units)
-        Numeric labels; ``NaN`` where a rater did not label a unit.
+        The labels; ``NaN`` (or ``None``) where a rater did not label a unit. At the
+        nominal level the labels may be any hashable values (strings, numbers,
+        booleans), compared only for equality; the ordinal and interval levels need
+        numbers.
     level : {"nominal", "ordinal", "interval"}, default="nominal"
         The level of measurement, which sets the distance :math:`\delta_{ck}` between
         two values.
@@ -213,7 +239,9 @@ def krippendorff_alpha(data, *, level="nominal"):
 
     with :math:`\delta_{ck} = [c \ne k]` (nominal), :math:`(c - k)^2` (interval) or
     :math:`\bigl(\sum_{g=c}^{k} n_g - (n_c + n_k)/2\bigr)^2` (ordinal, over the values
-    in order). It equals the ``krippendorff`` package's ``alpha``.
+    in order). It equals the ``krippendorff`` package's ``alpha`` (which wants numeric
+    codes: nominal labels of any kind are coded as such here, first, and alpha depends
+    only on which labels are equal, not on the codes).
 
     Chapter: :doc:`/chapters/25_judging_the_judges`.
 
@@ -228,14 +256,31 @@ def krippendorff_alpha(data, *, level="nominal"):
     >>> data = [[1, 2, 3, 3, np.nan], [1, 2, 3, 2, 1], [np.nan, 2, 3, 3, 1]]
     >>> round(krippendorff_alpha(data), 6)
     0.785714
+    >>> words = [["a", "b", "c", "c", None], ["a", "b", "c", "b", "a"],
+    ...          [None, "b", "c", "c", "a"]]
+    >>> round(krippendorff_alpha(words), 6)
+    0.785714
     """
-    x = np.asarray(data, dtype=float)
+    if level not in ("nominal", "ordinal", "interval"):
+        raise ValueError(f"level must be 'nominal', 'ordinal' or 'interval', got {level!r}")
+    raw = np.asarray(data)
+    if raw.dtype.kind not in "biuf" and isinstance(data, (list, tuple)):
+        raw = np.asarray(data, dtype=object)  # 1 and "1" stay two labels
+    if raw.dtype.kind in "biuf":
+        x = raw.astype(float)
+    elif level == "nominal":
+        x = _nominal_codes(raw)
+    else:
+        try:
+            x = raw.astype(float)
+        except (TypeError, ValueError):
+            raise TypeError(f"the {level} level needs numeric labels (NaN or None for a "
+                            "missing one); labels of any other kind are nominal: give "
+                            "level='nominal'") from None
     if x.ndim != 2 or x.shape[0] < 2:
         raise ValueError("data must be 2-D: raters (at least two) x units")
     if np.isinf(x).any():
         raise ValueError("labels must be finite (NaN marks a missing label)")
-    if level not in ("nominal", "ordinal", "interval"):
-        raise ValueError(f"level must be 'nominal', 'ordinal' or 'interval', got {level!r}")
     values = np.unique(x[~np.isnan(x)])
     if values.size < 2:
         raise ValueError("alpha needs at least two distinct values")

@@ -30,8 +30,8 @@ import dataclasses
 import numpy as np
 
 from ..evaluation import evaluate
-from ..evaluation.conventions import Conventions
-from ..evaluation.conventions import conventions as _resolve
+from ..evaluation.conventions import EVALUATE_SETTINGS, Conventions
+from ..evaluation.conventions import resolve as _resolve
 from ..evaluation.core import measures_and_labels
 from ..io.canonical import VALUE
 
@@ -47,8 +47,8 @@ _OF_KIND = {"qrels": ("query_id", "doc_id", "relevance"),
 
 def resolve(conventions=None, **options) -> Conventions:
     """The one :class:`~rankeval.Conventions` of an evaluation, as :func:`rankeval.evaluate`
-    makes it: the preset or object ``conventions`` with every keyword argument that
-    differs from its default applied over it. The adapters call it once, on the driver,
+    makes it: the preset or object ``conventions`` with every keyword argument given
+    applied over it (a value equal to the default included). The adapters call it once, on the driver,
     and ship the result to every partition.
 
     Parameters
@@ -58,7 +58,8 @@ def resolve(conventions=None, **options) -> Conventions:
         ``"lightgbm"``, ``"xgboost"``) or a :class:`~rankeval.Conventions`.
     **options
         ``threshold``, ``ties``, ``ideal``, ``missing``, ``judged_only``,
-        ``score_precision``, ``grades``, ``max_docs``, as for :func:`rankeval.evaluate`.
+        ``score_precision``, ``grades``, ``max_docs``, as for :func:`rankeval.evaluate`
+        (``convention``: the old spelling of ``conventions``, with a FutureWarning).
 
     Returns
     -------
@@ -68,26 +69,20 @@ def resolve(conventions=None, **options) -> Conventions:
     Raises
     ------
     TypeError
-        A keyword argument that :func:`rankeval.evaluate` does not take.
+        A keyword argument that :func:`rankeval.evaluate` does not take (the
+        message names the allowed ones and the closest).
 
     Examples
     --------
     >>> from rankeval.distributed.partition import resolve
     >>> resolve("lightgbm").ties
     'input'
-    >>> resolve("lightgbm", ties="trec_eval").ties  # the default: no override
-    'input'
+    >>> resolve("lightgbm", ties="trec_eval").ties  # given: it overrides the preset
+    'trec_eval'
     >>> resolve(missing="zero").missing
     'zero'
     """
-    names = {f.name for f in dataclasses.fields(Conventions)} - {"gain", "no_relevant"}
-    unknown = sorted(set(options) - names)
-    if unknown:
-        raise TypeError(
-            f"unexpected keyword argument(s) {', '.join(map(repr, unknown))}; the conventions "
-            f"are {', '.join(sorted(names))}, or conventions= (a preset or a Conventions)"
-        )
-    return _resolve(conventions, **options)
+    return _resolve(conventions, options, allowed=EVALUATE_SETTINGS)
 
 
 def settle_missing(chosen: Conventions, positions: bool) -> Conventions:

@@ -110,7 +110,7 @@ def evaluate(qrels, run, measures, *, num_partitions=None, columns=None, convent
     ``monotonically_increasing_id`` (increasing in the DataFrame's current order),
     and restored in each partition. The conventions are resolved once, on the
     driver, into one frozen :class:`~rankeval.Conventions` (the preset, and the
-    keyword arguments that differ from their defaults over it) that every partition
+    keyword arguments given, over it) that every partition
     receives: ``conventions="lightgbm"`` breaks ties by input order as
     ``ties="input"`` does, and ``missing="zero"``, given either way, scores the
     judged queries that the run lacks.

@@ -29,9 +29,15 @@ query by query (``tests/test_trec_eval_agreement.py``). pytrec_eval's per-query
 of trec_eval's geometric mean; rankeval's columns hold AP and bpref, and
 :func:`rankeval.aggregate` takes the same geometric mean of them.
 
-:func:`rankeval.evaluate` takes one as ``conventions=`` (a preset's name or the
-object); its keyword arguments that differ from their defaults override it.
-:func:`rankeval.evaluate_groups` takes a preset's name as ``convention=``.
+:func:`rankeval.evaluate`, :class:`rankeval.Evaluator` and the distributed adapters
+take one as ``conventions=`` (a preset's name or the object),
+:func:`rankeval.evaluate_groups` a preset's name. Every keyword argument the caller
+gives overrides the preset, one equal to trec_eval's default included
+(``conventions="lightgbm", ties="trec_eval"`` orders ties by document id); a
+keyword left out keeps the preset's value. :func:`resolve` is this one rule, which
+every entry point calls with the keywords it was given; an unknown keyword is a
+TypeError that names the allowed ones, and the old spelling ``convention=``
+still works, with a FutureWarning.
 
 Chapter: :doc:`/chapters/15_conventions`.
 """
@@ -39,7 +45,10 @@ Chapter: :doc:`/chapters/15_conventions`.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import numbers
+import sys
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -48,7 +57,7 @@ from ..io.canonical import run_form
 from ..measures import Measure
 from ..ranking import check_options
 
-__all__ = ["Conventions", "PRESETS", "MEASURE_PARAMS", "conventions"]
+__all__ = ["Conventions", "PRESETS", "MEASURE_PARAMS", "SETTINGS", "conventions", "resolve"]
 
 #: The values of ``recall_rounding`` (the ``rounding`` of IPrec and 11pt_avg).
 RECALL_ROUNDINGS = ("nearest", "trec_eval9")
@@ -203,11 +212,90 @@ PRESETS = {
 
 _DEFAULT = Conventions()
 
+#: Every setting a keyword argument can give: the fields of :class:`Conventions`.
+SETTINGS = tuple(f.name for f in dataclasses.fields(Conventions))
 
-def conventions(preset=None, **given) -> Conventions:
+#: The settings that :func:`rankeval.evaluate` takes as keyword arguments.
+EVALUATE_SETTINGS = ("threshold", "ties", "ideal", "missing", "judged_only",
+                     "score_precision", "grades", "max_docs")  # fmt: skip
+
+
+class _Unset:
+    """The default of a keyword argument the caller did not give; its repr is the
+    documented default, so that signatures read as before (``threshold=1``)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+#: The defaults of the keyword arguments of the settings, which say "not given" (the
+#: entry points' signatures: ``threshold=UNSET["threshold"]``, shown as ``threshold=1``)
+UNSET = {f.name: _Unset(repr(f.default)) for f in dataclasses.fields(Conventions)}
+#: The default of a keyword whose value, when not given, is the preset's
+PRESET_S = _Unset("<the preset's>")
+
+
+def given(**keywords) -> dict:
+    """The keyword arguments that the caller gave: those whose value is not one of
+    ``UNSET``."""
+    return {k: v for k, v in keywords.items() if not isinstance(v, _Unset)}
+
+
+def conventions(preset=None, /, **given) -> Conventions:
     """The conventions of ``preset`` (a name of :data:`PRESETS`, a :class:`Conventions`,
-    or None for trec_eval's), with every ``given`` value that differs from the
-    default applied over it."""
+    or None for trec_eval's), with every ``given`` setting applied over it:
+    :func:`resolve` with every field of :class:`Conventions` allowed."""
+    return resolve(preset, given)
+
+
+def resolve(preset, given, *, allowed=SETTINGS, others=(), caller=None) -> Conventions:
+    """The one resolution of an evaluation's conventions, which every entry point calls.
+
+    Parameters
+    ----------
+    preset : str, Conventions or None
+        A name of :data:`PRESETS`, a :class:`Conventions`, or None (trec_eval's).
+    given : dict
+        The keyword arguments the caller gave, and only those: each is applied over
+        the preset, a value equal to trec_eval's default included. ``convention``
+        is the old spelling of ``preset`` (a FutureWarning).
+    allowed : sequence of str, default=SETTINGS
+        The settings the entry point takes as keywords.
+    others : sequence of str, default=()
+        The entry point's other keyword arguments (named in the error of an unknown
+        keyword, and suggested for a misspelt one).
+    caller : str, optional
+        The entry point's name, for the messages.
+
+    Returns
+    -------
+    Conventions
+        Frozen and checked.
+
+    Raises
+    ------
+    TypeError
+        A keyword that is not ``allowed``: the message names the allowed ones and
+        the closest (``tie`` -> ``ties``); ``convention=`` with ``conventions=``.
+    ValueError
+        An unknown preset, or a setting out of range.
+
+    Examples
+    --------
+    >>> resolve("lightgbm", {"ties": "trec_eval"}).ties  # given, so it overrides
+    'trec_eval'
+    >>> resolve("lightgbm", {}).ties
+    'input'
+    """
+    preset, given = renamed(preset, given, caller)
+    unknown = [k for k in given if k not in allowed]
+    if unknown:
+        raise TypeError(unknown_keyword(unknown[0], (*allowed, *others, "conventions"), caller))
     if preset is None:
         base = _DEFAULT
     elif isinstance(preset, Conventions):
@@ -219,14 +307,42 @@ def conventions(preset=None, **given) -> Conventions:
             f"conventions must be one of {', '.join(map(repr, PRESETS))} or a "
             f"rankeval.Conventions, got {preset!r}"
         )
-    changes = {k: v for k, v in given.items() if not _same(v, getattr(_DEFAULT, k))}
-    return base.replace(**changes) if changes else base
+    return base.replace(**given) if given else base
 
 
-def _same(a, b) -> bool:
-    def number(x):
-        return isinstance(x, (int, float)) and not isinstance(x, bool)
+def renamed(preset, given, caller=None):
+    """``(preset, given)`` with the old spelling ``convention=`` in ``given`` moved to
+    ``preset``, with a FutureWarning that names ``conventions=``."""
+    if "convention" not in given:
+        return preset, given
+    given = dict(given)
+    old = given.pop("convention")
+    if preset is not None:
+        raise TypeError(
+            f"{f'{caller}() got ' if caller else ''}conventions={preset!r} and "
+            f"convention={old!r}: convention= is the old spelling of conventions=; give "
+            "conventions= only"
+        )
+    warnings.warn(
+        f"convention= is deprecated; write conventions={old!r} (the one spelling of "
+        "every entry point of rankeval)",
+        FutureWarning, stacklevel=_outside_stacklevel(),
+    )  # fmt: skip
+    return old, given
 
-    if number(a) and number(b):  # threshold=1 is the default 1.0, not a change
-        return a == b
-    return type(a) is type(b) and a == b
+
+def unknown_keyword(name, allowed, caller=None) -> str:
+    """The message of an unknown keyword ``name``: the allowed ones and the closest."""
+    close = difflib.get_close_matches(name, allowed, n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    call = f"{caller}() got an" if caller else "an"
+    return (f"{call} unexpected keyword argument {name!r}{hint}; the keywords are "
+            f"{', '.join(sorted(set(allowed)))}")
+
+
+def _outside_stacklevel() -> int:
+    """The stacklevel of a warning that points at the first caller outside rankeval."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("rankeval"):
+        frame, level = frame.f_back, level + 1
+    return level

@@ -10,17 +10,19 @@ from the arrays (no document ids, no join) and lets the same measure
 declarations score it, so every formula is the one of ``evaluate``.
 :func:`~rankeval.weighted_mean` averages the per-query values with query weights.
 
-The libraries disagree on three conventions, which are named options here:
+The libraries disagree on three conventions, which are named options here; a
+preset of :func:`rankeval.evaluate`, ``conventions=``, sets all three:
 
-============  =====================  ==================  ==================
-convention    query without a        gain of label *l*   tied scores
-              relevant document
-============  =====================  ==================  ==================
-``trec_eval`` 0                      *l*                 row order
-``lightgbm``  1                      :math:`2^l - 1`     row order
-``xgboost``   1 (0 with ``ndcg-``)   :math:`2^l - 1`     row order
-``sklearn``   0                      *l*                 averaged
-============  =====================  ==================  ==================
+===============  =====================  ==================  ==================
+conventions      query without a        gain of label *l*   tied scores
+                 relevant document
+===============  =====================  ==================  ==================
+``trec_eval``    0                      *l*                 row order
+``pytrec_eval``  0                      *l*                 row order
+``lightgbm``     1                      :math:`2^l - 1`     row order
+``xgboost``      1 (0 with ``ndcg-``)   :math:`2^l - 1`     row order
+``sklearn``      0                      *l*                 averaged
+===============  =====================  ==================  ==================
 
 LightGBM's ``ndcg`` metric (``rank_metric.hpp``) gives a query whose ideal
 DCG is 0 the value 1, and its ``label_gain`` defaults to
@@ -30,7 +32,8 @@ give such a query 1 as well, and 0 when the metric name ends in ``-``
 ``ndcg_exp_gain`` is true, the default. Both sort each group with a stable
 sort, so tied scores keep the order of the rows. trec_eval gives such a
 query 0 with the label itself as gain, and orders ties by document id,
-which arrays do not have (row order is used). scikit-learn's
+which arrays do not have (row order is used); ``pytrec_eval`` (trec_eval 9)
+also compares the scores as 32-bit floats. scikit-learn's
 ``ndcg_score`` gives 0 and, with ``ignore_ties=False``, gives every member of
 a group of tied scores the group's mean gain.
 
@@ -41,9 +44,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ranking import RankedRun
+from ..ranking import RankedRun, compared_scores
 from .aggregate import aggregate
-from .conventions import PRESETS
+from .conventions import PRESET_S, PRESETS, UNSET, given, renamed, resolve
 from .core import (
     CELL_BUDGET,
     check_needs,
@@ -65,8 +68,9 @@ CONVENTIONS = {
         "gain": PRESETS[name].gain,
         "ties": "input" if PRESETS[name].ties == "trec_eval" else PRESETS[name].ties,
     }
-    for name in ("trec_eval", "lightgbm", "xgboost", "sklearn")
+    for name in ("trec_eval", "pytrec_eval", "lightgbm", "xgboost", "sklearn")
 }
+_SETTINGS = ("no_relevant", "gain", "ties", "threshold")  # the keywords of its settings
 _MAX_LABEL = {"lightgbm": 30, "xgboost": 31}  # the libraries' limits with 2^l - 1
 _SORT_CELLS = 1 << 21  # cells of one padded matrix of scores to sort
 
@@ -281,13 +285,14 @@ def evaluate_groups(
     measures,
     *,
     group_kind="auto",
-    convention="trec_eval",
-    no_relevant="convention",
-    gain="convention",
-    ties="convention",
-    threshold=1,
+    conventions=None,
+    no_relevant=PRESET_S,
+    gain=PRESET_S,
+    ties=PRESET_S,
+    threshold=UNSET["threshold"],
     weights=None,
     row_weights=None,
+    **unknown,
 ):
     r"""Score learning-to-rank arrays (labels, scores, query groups), one row per query.
 
@@ -311,27 +316,34 @@ def evaluate_groups(
         otherwise; ``n`` ones for ``n`` rows fit both readings (``n`` groups
         of one row, or one query with id 1) and raise a ValueError asking for
         ``"ids"`` or ``"sizes"``.
-    convention : {"trec_eval", "lightgbm", "xgboost", "sklearn"}, default="trec_eval"
-        Defaults of ``no_relevant``, ``gain`` and ``ties`` (see
-        ``CONVENTIONS`` and the module's table): ``"lightgbm"`` is
+    conventions : {"trec_eval", "pytrec_eval", "lightgbm", "xgboost", "sklearn"}, optional
+        A preset of :func:`rankeval.evaluate` (None: ``"trec_eval"``), which
+        sets ``no_relevant``, ``gain`` and ``ties`` where they are not given
+        (see ``CONVENTIONS`` and the module's table): ``"lightgbm"`` is
         LightGBM's ``ndcg`` metric with its default ``label_gain``;
         ``"xgboost"`` is XGBoost's ``ndcg`` with ``ndcg_exp_gain=True`` (its
-        ``ndcg-`` is ``convention="xgboost", no_relevant=0``); ``"sklearn"``
-        is scikit-learn's ``ndcg_score`` with ``ignore_ties=False``.
-    no_relevant : float or None, default: the convention's
+        ``ndcg-`` is ``conventions="xgboost", no_relevant=0``, its
+        ``ndcg_exp_gain=False`` is ``conventions="xgboost", gain="linear"``);
+        ``"sklearn"`` is scikit-learn's ``ndcg_score`` with
+        ``ignore_ties=False``; ``"pytrec_eval"`` compares the scores as 32-bit
+        floats and reads the recall levels of ``IPrec`` and ``11pt_avg`` as
+        trec_eval 9. A keyword given overrides the preset, a value equal to
+        trec_eval's included. ``convention=`` is the old spelling (a
+        FutureWarning); another keyword is a TypeError that names the allowed ones.
+    no_relevant : float or None, default: the preset's
         Value of every measure that lies in [0, 1] (not DCG, Hits, the counts
         and the ranks MR, FRP) for a query whose labels are all 0 (its ideal
         DCG is 0): 1 in LightGBM and XGBoost, the measure's own value (0 for
         nDCG) with None, as trec_eval and scikit-learn. As in LightGBM, the
         rule does not depend on ``threshold``: a query whose best label is 1
         is scored, not set to ``no_relevant``, when ``threshold=2``.
-    gain : {"linear", "exponential"} or sequence of float, default: the convention's
+    gain : {"linear", "exponential"} or sequence of float, default: the preset's
         Gain of nDCG and DCG measures that do not name their own
         (``"nDCG(gain='linear')@10"`` keeps its gain): the label itself
         (trec_eval, scikit-learn), :math:`2^l - 1` (LightGBM's default
         ``label_gain``, XGBoost's ``ndcg_exp_gain=True``), or a table of
         gains per whole-number label (LightGBM's ``label_gain``).
-    ties : {"input", "average"}, default: the convention's
+    ties : {"input", "average"}, default: the preset's
         Rows with equal scores in one query: in row order (the stable sort
         of LightGBM and XGBoost), or averaged gains (scikit-learn; nDCG and
         DCG only). trec_eval's order of ties (by document id) needs ids: use
@@ -363,9 +375,10 @@ def evaluate_groups(
         Arrays of different lengths, sizes that do not add up to the number of
         rows, a size below 1, NaN or infinite labels, scores or weights,
         negative labels or weights, labels above the library's limit with its
-        exponential gain, ambiguous ``group``, unknown options or measures.
+        exponential gain, ambiguous ``group``, unknown options, presets or measures.
     TypeError
-        Non-numeric labels, scores or sizes; float query ids.
+        Non-numeric labels, scores or sizes; float query ids; an unknown keyword
+        (the message names the allowed ones and the closest).
 
     See Also
     --------
@@ -395,7 +408,7 @@ def evaluate_groups(
     group
     0      0.239812
     1      0.000000
-    >>> evaluate_groups(labels, scores, [3, 3], "nDCG@2", convention="lightgbm")
+    >>> evaluate_groups(labels, scores, [3, 3], "nDCG@2", conventions="lightgbm")
              nDCG@2
     group
     0      0.173765
@@ -406,23 +419,26 @@ def evaluate_groups(
     are :math:`2^l - 1` (1 over :math:`3 + 1/\log_2 3`). Query 1 has no
     relevant row: 0 for trec_eval, 1 for LightGBM.
     """
+    settings = given(no_relevant=no_relevant, gain=gain, ties=ties, threshold=threshold)
+    convention, settings = renamed(conventions, {**settings, **unknown}, "evaluate_groups")
+    if convention is None:
+        convention = "trec_eval"
     if not isinstance(convention, str) or convention not in CONVENTIONS:
         raise ValueError(
-            f"convention must be one of {', '.join(map(repr, CONVENTIONS))}, got {convention!r}"
+            f"conventions must be one of {', '.join(map(repr, CONVENTIONS))}, got {convention!r}"
         )
-    preset = PRESETS[convention]
-    ties = CONVENTIONS[convention]["ties"] if _is_default(ties) else ties
-    if ties not in ("input", "average"):
+    if settings.get("ties") not in (None, "input", "average"):
+        ties = settings["ties"]
         extra = " (trec_eval's order by document id needs ids: use rankeval.evaluate)"
         raise ValueError(
             f"ties must be 'input' or 'average', got {ties!r}"
             + (extra if ties == "trec_eval" else "")
         )
-    chosen = preset.replace(
-        threshold=threshold, ties=ties, ideal="judged",
-        gain=preset.gain if _is_default(gain) else gain,
-        no_relevant=preset.no_relevant if _is_default(no_relevant) else no_relevant,
-    )  # fmt: skip
+    # arrays have no document ids: trec_eval's order of ties is row order
+    preset = PRESETS[convention].replace(ties=CONVENTIONS[convention]["ties"], ideal="judged")
+    chosen = resolve(preset, settings, allowed=_SETTINGS, caller="evaluate_groups",
+                     others=("group_kind", "weights", "row_weights"))  # fmt: skip
+    ties = chosen.ties
     t, gain, no_relevant = chosen.threshold, chosen.gain, chosen.no_relevant
 
     y = _array(labels, "labels")
@@ -457,12 +473,12 @@ def evaluate_groups(
     (codes, ids, sizes), index_name = _groups(group, y.size, group_kind)
     parsed, names = measures_and_labels(measures)  # one column per name asked for
     check_needs(parsed, "ranking")
-    parsed = with_gain(parsed, gain, y, "labels")
+    parsed = with_gain(chosen.apply(parsed), gain, y, "labels")
     if ties == "average":
         check_tie_averaging(parsed)
     w = _weights(weights, row_weights, codes, ids, y.size)
 
-    order = _rank_rows(codes, s, len(ids))
+    order = _rank_rows(codes, compared_scores(s, chosen.score_precision), len(ids))
     grades = y[order]
     ranked_scores = s[order]
     offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
@@ -496,10 +512,6 @@ def evaluate_groups(
     if w is not None:
         frame.attrs["weights"] = pd.Series(w, index=frame.index, name="weight")
     return frame
-
-
-def _is_default(value) -> bool:
-    return isinstance(value, str) and value == "convention"
 
 
 def weighted_mean(frame, weights=None):

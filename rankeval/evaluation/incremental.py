@@ -29,7 +29,7 @@ from ..io import qrels_table, run_table, tables
 from ..io.canonical import plain_ids
 from ..measures import Measure
 from ..ranking import compared_scores
-from .conventions import conventions as as_conventions
+from .conventions import resolve
 from .core import check_needs, check_tie_averaging, measures_and_labels, with_gain
 from .groups import _array as _finite
 from .runs import evaluate
@@ -67,7 +67,10 @@ class Evaluator:
     **options
         ``threshold``, ``ties``, ``ideal``, ``missing``, ``judged_only``,
         ``score_precision``, ``grades``, ``max_docs``: as for
-        :func:`rankeval.evaluate`.
+        :func:`rankeval.evaluate`; ``gain``, ``no_relevant``,
+        ``recall_rounding``: as the fields of :class:`~rankeval.Conventions`.
+        Each one given overrides ``conventions``, a value equal to the default
+        included; another keyword is a TypeError that names the allowed ones.
 
     Attributes
     ----------
@@ -131,7 +134,7 @@ class Evaluator:
                 "relevance labels (a learning-to-rank loop) use "
                 "Evaluator.from_labels(measures, conventions=...)"
             )
-        self._setup(measures, conventions, options)
+        self._setup(measures, conventions, options, "Evaluator", ("encoding",))
         self._qrels = qrels_table(qrels, encoding=encoding)
 
     @classmethod
@@ -158,7 +161,11 @@ class Evaluator:
             :func:`rankeval.evaluate` (``missing`` changes nothing here:
             every query with a row is in the run); ``gain`` (LightGBM's
             ``label_gain`` as a sequence) and ``no_relevant`` (0 for XGBoost's
-            ``ndcg-``): as the fields of :class:`~rankeval.Conventions`.
+            ``ndcg-``), ``recall_rounding``: as the fields of
+            :class:`~rankeval.Conventions`. Each one given overrides
+            ``conventions``, a value equal to the default included
+            (``conventions="xgboost", gain="linear"`` is XGBoost's
+            ``ndcg_exp_gain=False``).
 
         Returns
         -------
@@ -167,6 +174,8 @@ class Evaluator:
 
         Raises
         ------
+        TypeError
+            An unknown keyword (the message names the allowed ones and the closest).
         ValueError
             An unknown measure or convention, a diversity measure, or
             ``ties="average"`` with a measure other than nDCG and DCG.
@@ -263,14 +272,15 @@ class Evaluator:
         with LightGBM's gains :math:`2^\ell - 1`, the ideal :math:`3 + 1/\log_2 3`.
         """
         ev = cls.__new__(cls)
-        ev._setup(measures, conventions, options)
+        ev._setup(measures, conventions, options, "Evaluator.from_labels")
         ev._qrels = None
         ev._labels = True
         ev.depth = _labels_depth(ev._parsed, ev._conventions)
         return ev
 
-    def _setup(self, measures, conventions, options) -> None:
-        self._conventions = as_conventions(conventions, **options)
+    def _setup(self, measures, conventions, options, caller, others=()) -> None:
+        # only the keywords given: each overrides the preset (a default's value included)
+        self._conventions = resolve(conventions, options, caller=caller, others=others)
         parsed, _ = measures_and_labels(measures)
         check_needs(parsed, "ranking")
         c = self._conventions

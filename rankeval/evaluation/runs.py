@@ -21,7 +21,7 @@ import numpy as np
 from ..io.canonical import looks_swapped
 from ..ranking import rank_run, release_memory
 from .bounded import evaluate_bounded, parse_memory
-from .conventions import conventions as as_conventions
+from .conventions import EVALUATE_SETTINGS, UNSET, given, resolve
 from .core import (
     CELL_BUDGET,
     check_needs,
@@ -42,18 +42,19 @@ def evaluate(
     run,
     measures,
     *,
-    threshold=1,
-    ties="trec_eval",
-    ideal="judged",
-    missing=None,
-    judged_only=False,
-    score_precision="double",
-    grades=None,
-    max_docs=None,
+    threshold=UNSET["threshold"],
+    ties=UNSET["ties"],
+    ideal=UNSET["ideal"],
+    missing=UNSET["missing"],
+    judged_only=UNSET["judged_only"],
+    score_precision=UNSET["score_precision"],
+    grades=UNSET["grades"],
+    max_docs=UNSET["max_docs"],
     columns=None,
     conventions=None,
     max_memory="512MB",
     encoding="utf-8",
+    **unknown,
 ):
     r"""Score every query of a run with the given measures.
 
@@ -153,10 +154,13 @@ def evaluate(
     conventions : str or Conventions, optional
         A preset, ``"trec_eval"`` (the defaults above), ``"pytrec_eval"``,
         ``"sklearn"``, ``"lightgbm"`` or ``"xgboost"``, or a
-        :class:`~rankeval.Conventions`; the keyword arguments above that differ
-        from their defaults override it. The LightGBM and XGBoost presets also
-        give nDCG and DCG the gain :math:`2^g - 1` and a query without a
-        relevant document the value 1 for the measures bounded by [0, 1]; the
+        :class:`~rankeval.Conventions`; every keyword argument above that is
+        given overrides it, one equal to its default included
+        (``conventions="lightgbm", ties="trec_eval"`` orders ties by document
+        id), and one left out keeps the preset's value (``convention=``, the
+        old spelling, warns). The LightGBM and XGBoost presets also give nDCG
+        and DCG the gain :math:`2^g - 1` and a query without a relevant
+        document the value 1 for the measures bounded by [0, 1]; the
         pytrec_eval preset gives ``iprec_at_recall`` and ``11pt_avg`` trec_eval
         9's recall levels, :math:`\lfloor rR + 0.9 \rfloor` relevant
         documents (see :class:`~rankeval.Conventions`).
@@ -198,6 +202,9 @@ def evaluate(
         one query, non-numeric or non-finite scores, qrels and run with no
         query in common, qrels and run dicts that look swapped (see
         ``grades``), or a grade above a measure's ``max_grade``.
+    TypeError
+        An unknown keyword argument: the message names the allowed ones and the
+        closest (``tie=`` -> ``ties``).
 
     Warns
     -----
@@ -260,26 +267,22 @@ def evaluate(
     u1        1.0  1.0
     u2        0.0  0.0
     """
-    frame, _ = score_run(
-        qrels, run, measures, threshold=threshold, ties=ties, ideal=ideal, missing=missing,
-        judged_only=judged_only, score_precision=score_precision, grades=grades,
-        max_docs=max_docs, columns=columns, conventions=conventions, max_memory=max_memory,
-        encoding=encoding,
+    settings = given(
+        threshold=threshold, ties=ties, ideal=ideal, missing=missing, judged_only=judged_only,
+        score_precision=score_precision, grades=grades, max_docs=max_docs,
     )  # fmt: skip
+    frame, _ = score_run(qrels, run, measures, columns=columns, conventions=conventions,
+                         max_memory=max_memory, encoding=encoding, **settings, **unknown)
     return frame
 
 
-def score_run(qrels, run, measures, *, threshold=1, ties="trec_eval", ideal="judged",
-              missing=None, judged_only=False, score_precision="double", grades=None,
-              max_docs=None, columns=None, conventions=None, max_memory="512MB",
-              encoding="utf-8"):  # fmt: skip
+def score_run(qrels, run, measures, *, columns=None, conventions=None, max_memory="512MB",
+              encoding="utf-8", **settings):  # fmt: skip
     """:func:`evaluate`'s table, and for each of its rows whether the query has a line in
-    the run (the command line's ``-c -q`` prints no line for the others, as trec_eval)."""
-    chosen = as_conventions(
-        conventions, threshold=threshold, ties=ties, ideal=ideal, missing=missing,
-        judged_only=judged_only, score_precision=score_precision, grades=grades,
-        max_docs=max_docs,
-    )  # fmt: skip
+    the run (the command line's ``-c -q`` prints no line for the others, as trec_eval).
+    ``settings``: the keyword arguments of :func:`evaluate` that the caller gave."""
+    chosen = resolve(conventions, settings, allowed=EVALUATE_SETTINGS, caller="evaluate",
+                     others=("columns", "max_memory", "encoding"))  # fmt: skip
     if max_memory is not None and (isinstance(run, (str, os.PathLike)) or hasattr(run, "read")):
         budget = parse_memory(max_memory)
         return evaluate_bounded(score_run, qrels, run, measures, chosen, budget,
@@ -335,6 +338,7 @@ def score_run(qrels, run, measures, *, threshold=1, ties="trec_eval", ideal="jud
     import pandas as pd
 
     frame = pd.DataFrame({label: values[parsed[i]] for label, i in columns_out})
+    frame.attrs["rankeval.measures"] = {label: str(parsed[i]) for label, i in columns_out}
     ids = ranked.query_ids
     # indexed by the caller's name of the query column, when columns= gives one
     name = (columns or {}).get("query_id", "query_id")

@@ -217,7 +217,8 @@ class Measure:
 
     @property
     def lower_is_better(self) -> bool:
-        """True for rank positions (MR, FRP), where a smaller value is better."""
+        """True where a smaller value is better: rank positions (MR, FRP) and the
+        unjudged share (Unj); the declaration's direction."""
         return self.declaration.lower_is_better
 
     @property

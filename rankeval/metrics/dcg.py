@@ -538,19 +538,24 @@ def _dcg_values(ranked, k, gain, gains):
     return _dcg_kernel(gm)
 
 
-def _score_dcg(ranked, k, gain="linear", gains=()):
-    return _dcg_values(ranked, k, gain, gains)
+def _score_dcg(ranked, k, gain=None, gains=()):
+    return _dcg_values(ranked, k, gain or "linear", gains)
 
 
-def _score_ndcg(ranked, k, gain="linear", gains=()):
+def _score_ndcg(ranked, k, gain=None, gains=()):
+    gain = gain or "linear"
     value = _dcg_values(ranked, k, gain, gains)
     ideal = _dcg_kernel(ranked.ideal_grades(k, gain=_gain_function(gain, gains)))
     return np.where(ideal > 0, value / np.where(ideal > 0, ideal, 1.0), 0.0)
 
 
+# The default None is "the conventions' gain" (linear unless a preset says otherwise): a
+# measure that names a gain, "linear" included, keeps it under every preset.
 _GAIN_PARAM = Param(
-    "gain", "choice", "linear", "'linear' (g) or 'exponential' (2^g - 1)", ("linear", "exponential")
-)
+    "gain", "choice", None,
+    "'linear' (g) or 'exponential' (2^g - 1); default: the conventions' gain",
+    ("linear", "exponential"),
+)  # fmt: skip
 _GAINS_PARAM = Param(
     "gains",
     "gains",

@@ -206,6 +206,10 @@ class Declaration:
         trec_eval prints a line per query (False for ``num_q``, whose value is
         the number of queries).
     lower_is_better : bool
+        The measure's direction: True when a smaller value is the better one
+        (the rank positions MR and FRP, the unjudged share Unj); False (the
+        default) for the others. :func:`rankeval.report` marks the best system
+        by it, and :func:`rankeval.compare`'s table carries it.
     binary : bool
         Uses the relevance threshold (``rel`` parameter / ``threshold``).
     integer : bool

@@ -189,5 +189,5 @@ DECLARATIONS = (
                 judged_at_k, cutoff="required"),
     Declaration("Unj", "share of the top k that is unjudged (k divides)", _score_unj,
                 aliases=("unj",), trec_eval_cut="unj", trec_eval_cuts=(5, 10, 20),
-                print_order_cut=39, cutoff="required"),
+                print_order_cut=39, cutoff="required", lower_is_better=True),
 )  # fmt: skip

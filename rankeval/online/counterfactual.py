@@ -38,7 +38,7 @@ def _dcg_kernel(clicks, shown, target, theta, placement, k, estimator, clip):
             credit = credit / theta[None, :]
         return float((clicks * credit).sum() / n_imp)
     # slot form: a click counts where the log showed the new ranker's item there
-    width = min(k, n)
+    width = min(k, n)  # k <= n for the slot estimators (checked by the caller)
     match = (shown[:, :width] == top[:, :width]) & real[:, :width]
     propensity = placement[:, :width] * theta[None, :width]
     if estimator == "clipped_ips":
@@ -48,8 +48,30 @@ def _dcg_kernel(clicks, shown, target, theta, placement, k, estimator, clip):
     if estimator != "snips":
         return float(total / n_imp)
     weights = (match / placement[:, :width]).sum()
+    if weights == 0:
+        raise ValueError(
+            f"SNIPS is undefined here (0/0): in none of the {n_imp} impressions did the "
+            f"log show an item of the new ranking at its position (top {k}), so the "
+            "self-normalising weights sum to 0 and the log carries no information about "
+            "the new ranker in the slot form")
     expected = real[:, :width].sum()  # E[sum of weights] = number of target slots
-    return float(total / weights * expected / n_imp) if weights > 0 else 0.0
+    return float(total / weights * expected / n_imp)
+
+
+def _first_repeat(ids: np.ndarray, name: str, skip_pads: bool = False) -> None:
+    """ValueError naming the first row (and its item) that holds an id twice."""
+    if ids.shape[1] < 2:
+        return
+    ordered = np.sort(ids, axis=1)
+    twice = ordered[:, 1:] == ordered[:, :-1]
+    if skip_pads:
+        twice &= ordered[:, 1:] >= 0
+    rows = np.flatnonzero(twice.any(axis=1))
+    if rows.size:
+        row = int(rows[0])
+        item = int(ordered[row, 1:][twice[row]][0])
+        raise ValueError(f"{name} row {row} holds the item {item} twice: a ranking shows "
+                         "each item once (it would be credited twice)")
 
 
 def counterfactual_dcg(clicks, shown, target, *, examination, placement=None, k=None,
@@ -64,6 +86,8 @@ def counterfactual_dcg(clicks, shown, target, *, examination, placement=None, k=
         The item ids the logging ranker showed, top first.
     target : array_like of int, shape (n_impressions, m)
         The new ranker's ranking of the same query, top first (-1 pads a short list).
+        Neither a row of ``shown`` nor one of ``target`` may name an item twice
+        (``ValueError`` naming the row and the item).
     examination : array_like of float, shape (n,)
         :math:`e_j`, the probability that a user examines position :math:`j`
         (the position-bias propensities, each in (0, 1]).
@@ -72,7 +96,11 @@ def counterfactual_dcg(clicks, shown, target, *, examination, placement=None, k=
         position :math:`j` (known when the log was randomised); ``None`` means a
         deterministic logger (all 1).
     k : int or None, default=None
-        Cut-off of DCG; ``None`` is ``m``.
+        Cut-off of DCG; ``None`` is ``m``. The slot estimators (``"ips"``,
+        ``"clipped_ips"``, ``"snips"``) need ``k <= n``, the width of the log: a
+        position the log never showed has placement probability 0, so its clicks
+        cannot be estimated, and ``ValueError`` is raised rather than a DCG@n
+        reported as DCG@k.
     estimator : {"naive", "item_ips", "ips", "clipped_ips", "snips"}, default="snips"
         See Notes.
     clip : float, optional
@@ -110,6 +138,13 @@ def counterfactual_dcg(clicks, shown, target, *, examination, placement=None, k=
     when every item the new ranker shows at :math:`j` has :math:`\phi_{uj} > 0`; SNIPS
     divides by weights whose expectation is known, trading a small bias for less
     variance; clipping bounds the weights and biases the estimate down.
+
+    SNIPS is undefined when no impression showed an item of the new ranking at its
+    position within the top :math:`k` (the denominator, and the numerator, are 0):
+    ``ValueError`` is raised then, instead of reporting 0. The item estimators credit
+    a click at the new ranker's rank of the item, whatever the position it was shown
+    at, so they accept any :math:`k`; items the log never showed add nothing, for
+    any :math:`k`.
 
     Chapter: :doc:`/chapters/23_counterfactual_evaluation`.
 
@@ -151,6 +186,10 @@ def counterfactual_dcg(clicks, shown, target, *, examination, placement=None, k=
         raise ValueError("the log is empty")
     if np.any(shown < 0):
         raise ValueError("shown must hold item ids >= 0")
+    if np.any(target < -1):
+        raise ValueError("target must hold item ids >= 0, or -1 for padding")
+    _first_repeat(shown, "shown")
+    _first_repeat(target, "target", skip_pads=True)
     n = shown.shape[1]
     theta = real_array(examination, "examination", ndim=1)
     if theta.shape != (n,):
@@ -165,7 +204,15 @@ def counterfactual_dcg(clicks, shown, target, *, examination, placement=None, k=
             raise ValueError(f"placement has shape {p.shape}, shown {shown.shape}")
         if np.any((p <= 0) | (p > 1)):
             raise ValueError("placement probabilities of shown items must lie in (0, 1]")
+    named = "k" if k is None else "k="
     k = target.shape[1] if k is None else check_count(k, "k")
+    if k > n and estimator in ("ips", "clipped_ips", "snips"):
+        named = f"k={k}" if named == "k=" else f"k=None (the width of target, {k})"
+        raise ValueError(
+            f"{named} is wider than the log, which shows {n} positions per impression: "
+            f"{estimator} counts a click only where the log showed the new ranker's "
+            f"item at the same position, and positions {n + 1}..{k} were never shown; "
+            f"give k <= {n}")
     if k > target.shape[1]:
         pad = -np.ones((target.shape[0], k - target.shape[1]), dtype=np.int64)
         target = np.hstack([target, pad])

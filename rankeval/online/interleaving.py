@@ -157,7 +157,9 @@ def interleave(a, b, method="team_draft", *, rng=None, coins=None, k=None, tau=3
         Instead of ``rng`` (team-draft and balanced only): the coin flips to use, in
         order, ``True`` meaning "A first". Lets a test enumerate every outcome.
     k : int or None, default=None
-        Length of the interleaved list; ``None`` shows every item of either list.
+        Length of the interleaved list, at most the length of the shorter ranking;
+        ``None`` is that length, ``min(len(a), len(b))``. A larger ``k`` raises
+        ``ValueError`` (see Notes).
     tau : float, default=3.0
         Exponent of probabilistic interleaving (> 0).
 
@@ -187,6 +189,19 @@ def interleave(a, b, method="team_draft", *, rng=None, coins=None, k=None, tau=3
     and the positions' teams are independent given the list, because the items
     removed at each step do not depend on which ranker contributed them.
 
+    **Length of the list.** These properties hold only while both rankers still have
+    an item to give. Once one ranking is used up, filling the list from the other
+    gives every remaining position to one ranker: for two unrelated lists of 2 and 4
+    items shown in full, a single click at a uniformly random position has expected
+    outcome -1/3. Radlinski et al. [2]_ stop the interleaving loop as soon as either
+    ranking has no item left to add, which is not enough either: the list then
+    stops at a length that depends on the coins (for the same lists, +1/6 in A's
+    favour). A list of at most :math:`\min(|A|, |B|)` items never meets the end of
+    either ranking (a ranker runs out only when all its items are already shown), so
+    every coin flip is used as the method intends and team-draft's expected outcome
+    under clicks that ignore the items is exactly 0. ``k`` defaults to that length
+    and may not exceed it.
+
     Chapter: :doc:`/chapters/22_online_evaluation`.
 
     References
@@ -203,16 +218,26 @@ def interleave(a, b, method="team_draft", *, rng=None, coins=None, k=None, tau=3
     >>> shown = interleave(["a", "b", "c"], ["b", "d", "a"],
     ...                    coins=[True, False])
     >>> shown.ranking, shown.teams.tolist()
-    (('a', 'b', 'd', 'c'), [1, -1, -1, 1])
+    (('a', 'b', 'd'), [1, -1, -1])
     >>> interleave(["a", "b", "c"], ["b", "d", "a"], "balanced",
     ...            coins=[False]).ranking
-    ('b', 'a', 'd', 'c')
+    ('b', 'a', 'd')
     """
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     a, b = _ranked_ids(a, "a"), _ranked_ids(b, "b")
-    union = len(set(a) | set(b))
-    k = union if k is None else min(check_count(k, "k"), union)
+    shorter = min(len(a), len(b))
+    if shorter == 0:
+        raise ValueError(f"{'a' if not a else 'b'} is empty: there is nothing to "
+                         "interleave with")
+    if k is None:
+        k = shorter
+    elif (k := check_count(k, "k")) > shorter:
+        raise ValueError(
+            f"k={k} is longer than the shorter ranking ({len(a)} items in a, {len(b)} "
+            f"in b): past {shorter} positions one ranker may have no item left to give "
+            f"and the other would fill the list alone, which biases the outcome; give "
+            f"k <= {shorter} (or None)")
     if method == "probabilistic":
         if coins is not None:
             raise TypeError("probabilistic interleaving draws items too: give rng=, "
@@ -311,9 +336,9 @@ def interleaving_credit(result, clicks, *, marginalize=True):
     >>> shown = interleave(["a", "b", "c"], ["b", "d", "a"],
     ...                    coins=[True, False])
     >>> # b and d clicked: both on B's team
-    >>> interleaving_credit(shown, [0, 1, 1, 0])
+    >>> interleaving_credit(shown, [0, 1, 1])
     -1.0
-    >>> interleaving_credit(shown, [[1, 1, 0, 0], [0, 0, 0, 0]]).tolist()
+    >>> interleaving_credit(shown, [[1, 1, 0], [0, 0, 0]]).tolist()
     [0.0, 0.0]
     """
     if not isinstance(result, Interleaving):

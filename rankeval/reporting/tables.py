@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..evaluation.aggregate import measure_of
+
 __all__ = ["report", "markdown", "latex"]
 
 
@@ -26,7 +28,7 @@ def latex(text) -> str:
     return "".join(_LATEX_SPECIAL.get(c, c) for c in str(text))
 
 
-def report(table, format="markdown", *, digits=4, lower_is_better=()):
+def report(table, format="markdown", *, digits=4, lower_is_better=None):
     r"""Render a :func:`compare` table as a markdown or LaTeX table of means.
 
     One row per system, one column per measure, each cell the system's mean
@@ -44,10 +46,15 @@ def report(table, format="markdown", *, digits=4, lower_is_better=()):
         rules, superscripts in math mode).
     digits : int, default=4
         Decimals of the means.
-    lower_is_better : collection of str, default=()
-        Measures for which a lower mean is better (mean rank, say): their best
-        system is the lowest, and a significant difference counts for the
-        system with the lower mean.
+    lower_is_better : collection of str, optional
+        Not needed for rankeval's measures: by default each measure's direction
+        is its declaration's (:attr:`rankeval.Measure.lower_is_better`: MR, FRP
+        and Unj are lower-is-better), the measure read from the table's
+        ``attrs`` (:func:`compare` records it) or from the column label; a
+        column that is no measure is higher-is-better. Given, it overrides
+        that for every column: exactly the columns it names are
+        lower-is-better, their best system being the lowest and a significant
+        difference counting for the system with the lower mean.
 
     Returns
     -------
@@ -109,6 +116,10 @@ def report(table, format="markdown", *, digits=4, lower_is_better=()):
                 systems.append(name)
         if row["measure"] not in measures:
             measures.append(row["measure"])
+    if lower_is_better is None:  # each measure's declared direction
+        found = {m: measure_of(m, table.attrs) for m in measures}
+        lower_is_better = {m for m, measure in found.items()
+                           if measure is not None and measure.lower_is_better}  # fmt: skip
     letters = {name: _letter(i) for i, name in enumerate(systems)}
     means, beats = {}, {}
     for _, row in table.iterrows():
@@ -143,8 +154,11 @@ def report(table, format="markdown", *, digits=4, lower_is_better=()):
         table[table["p_value"].isna()] if "p_value" in table.columns else table.iloc[:0]
     )
     n = len(table) - len(untested)
+    named = [markdown(m) if format == "markdown" else str(m)  # LaTeX: in a % comment
+             for m in measures if m in lower_is_better]  # fmt: skip
+    lowest = f" (the lowest for {', '.join(named)})" if named else ""
     legend = (
-        "Bold: best mean of each measure. Superscript: significantly better than the "
+        f"Bold: best mean of each measure{lowest}. Superscript: significantly better than the "
         f"system with that letter ({_TEST_NAMES.get(attrs.get('test'), 'paired test')}, "
         f"{_CORRECTION_NAMES.get(attrs.get('correction'), 'the table')} correction over "
         f"{n} comparison{'s' if n != 1 else ''}, alpha = {attrs.get('alpha', 0.05):g})."

@@ -15,7 +15,7 @@ import json
 import math
 from dataclasses import dataclass
 
-from ..evaluation.aggregate import aggregate
+from ..evaluation.aggregate import aggregate, with_measures
 from .tables import latex, markdown, report
 
 __all__ = ["TextOptions", "RunResult", "lines", "table_text", "write_lines", "runid_line",
@@ -170,16 +170,15 @@ def table_text(results, options) -> str:
         for r in results:
             frame = r.table.iloc[:, averaged].copy()
             frame.columns = [r.labels[j] for j in averaged]
-            systems[r.name] = frame
+            systems[r.name] = with_measures(frame, [r.measures[j] for j in averaged])
         labels = [first.labels[j] for j in averaged]
         chosen = {"test": options.test or "t", "correction": options.correction or "holm",
                   "baseline": options.baseline}  # fmt: skip
         if options.alpha is not None:
             chosen["alpha"] = options.alpha
         table = compare(systems, labels, **chosen)
-        lower = [first.labels[j] for j in averaged if first.measures[j].lower_is_better]
         digits = min(options.digits, 15)  # report's limit
-        text = report(table, options.format, digits=digits, lower_is_better=lower) + "\n"
+        text = report(table, options.format, digits=digits) + "\n"
         dropped = [first.labels[j] for j in range(len(first.measures)) if j not in averaged]
         if dropped:  # counts (sums) and geometric means are no means that a t-test compares
             note = (f"Not in the table: {', '.join(dropped)} (sums and geometric means over "

@@ -33,6 +33,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..evaluation.aggregate import GM_FLOOR, MEASURES_ATTR, aggregate, measure_of
 from ..metrics.validation import check_probability, pandas_kind
 
 __all__ = [
@@ -746,6 +747,41 @@ def _measure_columns(items, measures):
     return columns, measures
 
 
+def _column_measures(columns, measures):
+    """``{label: Measure or None}``: the measure of each compared column, as the
+    systems' tables record it (:func:`rankeval.evaluate`'s ``attrs``, kept by a
+    column taken out of the table) or, without a record, as its label names it
+    (:func:`rankeval.evaluation.aggregate.measure_of`); None for a label that is
+    no measure (``"score"``). ValueError if two systems' records give one column
+    measures that aggregate differently or point in different directions."""
+    out = {}
+    for label in measures:
+        known = []
+        for name, column in columns.items():
+            m = measure_of(label, getattr(column[label], "attrs", None))
+            if m is not None:
+                known.append((name, m))
+        for name, m in known[1:]:
+            first, m0 = known[0]
+            if (m.aggregate, m.lower_is_better) != (m0.aggregate, m0.lower_is_better):
+                raise ValueError(
+                    f"column {label!r} holds {m0} in system {first!r} but {m} in system "
+                    f"{name!r}, which are summarised or ordered differently; compare one "
+                    "measure at a time"
+                )
+        out[label] = known[0][1] if known else None
+    return out
+
+
+def _summary(values, measure):
+    """:func:`rankeval.aggregate` of one column of per-query values: the mean, the sum
+    of a count, or trec_eval's geometric mean of GMAP and GMBpref."""
+    import pandas as pd
+
+    frame = pd.DataFrame({"values": values})
+    return float(aggregate(frame, None if measure is None else [measure]).iloc[0])
+
+
 def _check_one_query_order(columns, measures):
     """ValueError if an array (paired by position) sits among indexed systems whose
     indexes differ: the array would then be paired with each in another order."""
@@ -822,13 +858,19 @@ def compare(
     -------
     pandas.DataFrame
         One row per comparison and measure, with columns ``system``,
-        ``other``, ``measure``, ``mean`` and ``other_mean`` (mean over the
-        queries), ``difference`` (mean of system - other), ``ci_low`` and
+        ``other``, ``measure``, ``mean`` and ``other_mean`` (the summary over
+        the queries that :func:`rankeval.aggregate` gives: the mean, the sum of
+        a count such as NumRelRet, trec_eval's geometric mean of GMAP and
+        GMBpref), ``difference`` (mean of the per-query differences system -
+        other; for a count, times the number of queries: the difference of the
+        sums; for GMAP and GMBpref, of the logs, see Notes), ``ci_low`` and
         ``ci_high`` (bootstrap interval of the difference), ``cohens_d``
         (effect size, see :func:`effect_size`), ``statistic``, ``p_value``,
         ``p_adjusted`` (corrected across the whole table) and ``significant``.
         ``table.attrs`` records the test, correction, alpha, confidence and
-        baseline, which :func:`report` prints.
+        baseline, which :func:`report` prints, and under
+        ``"rankeval.measures"`` the measure of each compared column, from
+        which :func:`report` reads whether lower is better.
 
         With the t-test, a row whose per-query differences are all equal and
         non-zero (zero variance, up to rounding; :func:`paired_test` refuses
@@ -851,6 +893,20 @@ def compare(
     :func:`effect_size` on the per-query differences of its two systems;
     the p-values of all rows are then corrected together with
     :func:`adjust_pvalues`. Render the table with :func:`report`.
+
+    Each column's measure is the one its table records (:func:`rankeval.evaluate`
+    keeps it in ``frame.attrs``), or the one its label names (a table read from
+    CSV); a column that is no measure is averaged. The summaries (``mean``,
+    ``other_mean``) are :func:`rankeval.aggregate`'s, so a ``GMAP`` column shows
+    trec_eval's ``gm_map``: the geometric mean of the per-query AP values, each
+    floored at :math:`10^{-5}`. The paired tests always run on per-query values;
+    for GMAP and GMBpref these are the floored logs
+    :math:`\log \max(\mathrm{AP}_q, 10^{-5})`, whose mean is the log of the
+    geometric mean: the test, the interval and the effect size then concern the
+    ratio of the two geometric means (``difference`` is its log, and its sign is
+    that of ``mean - other_mean``); Robertson ("On GMAP", CIKM 2006) reads
+    GMAP the same way, as the arithmetic mean of log AP. A test on the AP values
+    themselves would ask about MAP, which can order two systems the other way.
 
     Chapter: :doc:`/chapters/17_comparing_systems`.
 
@@ -915,6 +971,7 @@ def compare(
             measures = [next(iter(series_names))]
             columns = {n: {measures[0]: c["score"]} for n, c in columns.items()}
     _check_one_query_order(columns, measures)
+    known = _column_measures(columns, measures)
     if baseline is not None:
         if str(baseline) not in columns:
             raise ValueError(f"baseline {baseline!r} is not one of the systems {names}")
@@ -924,30 +981,36 @@ def compare(
     rng = _rng(seed)
     rows = []
     for measure in measures:
+        kind = "mean" if known[measure] is None else known[measure].aggregate
         for s, o in pairs:
             where = f"{s} vs {o}, {measure}"
             try:
                 x, y = _paired(columns[s][measure], columns[o][measure], names=(s, o))
+                # what is tested: the values whose mean orders the systems as their
+                # summaries do (see Notes): the floored logs of a geometric mean
+                tx, ty = (x, y) if kind != "gmean" else (
+                    np.log(np.maximum(x, GM_FLOOR)), np.log(np.maximum(y, GM_FLOOR)))
                 try:
-                    t = paired_test(x, y, test=test, n_resamples=n_resamples, seed=rng)
+                    t = paired_test(tx, ty, test=test, n_resamples=n_resamples, seed=rng)
                 except _ZeroVariance:
                     t = PairedTest(test, math.nan, math.nan)  # no t-test: see Returns
                 low, high = bootstrap_ci(
-                    x, y, confidence=confidence, n_resamples=n_resamples, seed=rng
+                    tx, ty, confidence=confidence, n_resamples=n_resamples, seed=rng
                 )
             except (ValueError, TypeError) as error:
                 raise type(error)(f"{where}: {error}") from None
-            e = effect_size(x, y)
+            e = effect_size(tx, ty)
+            scale = x.size if kind == "sum" else 1  # a count: the difference of the sums
             rows.append(
                 {
                     "system": s,
                     "other": o,
                     "measure": measure,
-                    "mean": float(x.mean()),
-                    "other_mean": float(y.mean()),
-                    "difference": e["mean_difference"],
-                    "ci_low": low,
-                    "ci_high": high,
+                    "mean": _summary(x, known[measure]),
+                    "other_mean": _summary(y, known[measure]),
+                    "difference": e["mean_difference"] * scale,
+                    "ci_low": low * scale,
+                    "ci_high": high * scale,
                     "cohens_d": e["cohens_d"],
                     "statistic": t.statistic,
                     "p_value": t.pvalue,
@@ -972,4 +1035,6 @@ def compare(
         systems=names,
         measures=measures,
     )
+    # what each column is, for report's direction (and anyone reading the table)
+    table.attrs[MEASURES_ATTR] = {str(k): str(m) for k, m in known.items() if m is not None}
     return table
