@@ -76,7 +76,7 @@ def make_data(seed: int = 0, n_queries: int = 12, noise: float = 0.0):
     qrels, run = {}, {}
     for i in range(n_queries):
         qid = f"q{i}"
-        docs = [f"d{j}" for j in rng.choice(60, size=int(rng.integers(3, 16)), replace=False)]
+        docs = [f"d{j}" for j in rng.choice(60, size=int(rng.integers(3, 20)), replace=False)]
         if i != 7:
             judged = docs[: max(1, int(len(docs) * 0.8))] + ["u1", "u2"]
             qrels[qid] = {d: int(rng.integers(-1, 5)) for d in judged}
@@ -87,7 +87,7 @@ def make_data(seed: int = 0, n_queries: int = 12, noise: float = 0.0):
         if i == 3:
             run[qid] = {}
             continue
-        shown = rng.permutation(docs)[: int(rng.integers(1, len(docs) + 1))]
+        shown = rng.permutation(docs)[: int(rng.integers(len(docs) // 3, len(docs))) + 1]
         scores = np.round(rng.random(len(shown)) + noise * rng.random(len(shown)), 1)
         run[qid] = {str(d): float(s) for d, s in zip(shown, scores, strict=True)}
     return qrels, run
@@ -143,8 +143,17 @@ def test_the_data_has_what_the_paths_differ_on():
                                    missing="skip") for p in PRESETS}  # fmt: skip
     assert not values["trec_eval"].equals(values["lightgbm"])
     assert not values["trec_eval"].equals(values["sklearn"])
+    every = {p: rankeval.evaluate(QRELS_DF, RUN_DF, measures_for(p), conventions=p,
+                                  missing="skip") for p in ("trec_eval", "lightgbm")}  # fmt: skip
+    assert (every["trec_eval"] != every["lightgbm"]).any(axis=1).sum() >= 3
+    # the row order matters where ties="input" (lightgbm, xgboost)
+    ordered = rankeval.evaluate(QRELS_DF, RUN_DF.sort_values("query_id", kind="stable"),
+                                ALL, conventions="lightgbm", missing="skip")  # fmt: skip
+    by_id = rankeval.evaluate(QRELS_DF, RUN_DF, ALL, conventions="lightgbm", missing="skip",
+                              ties="trec_eval")  # fmt: skip
+    assert not ordered.equals(by_id)
     # an empty ranking of the dicts scores as a missing query under missing="zero"
-    empty = rankeval.evaluate(QRELS, RUN, ALL).loc["q3"]
+    empty = rankeval.evaluate(QRELS, RUN, ALL, missing="skip").loc["q3"]
     zero = rankeval.evaluate(QRELS_DF, RUN_DF, ALL, missing="zero").loc["q3"]
     bits(empty.to_frame().T, zero.to_frame().T, ALL)
 
@@ -179,8 +188,11 @@ def test_command_line(tmp_path, capsys, preset, missing):
     labels = list(dict.fromkeys(out["measure"]))
     for m in measures:  # every measure asked for is printed
         family = _trec_eval_family(m)
-        assert m in labels or str(parse_measure(m)) in labels \
-            or (family is not None and set(family) <= set(labels)), (m, labels)
+        assert (
+            m in labels
+            or str(parse_measure(m)) in labels
+            or (family is not None and set(family) <= set(labels))
+        ), (m, labels)
     # num_q is printed in the summary when NumQ is not asked for, as trec_eval prints it
     # (and evaluate refuses NumQ under ties="average"): the number of evaluate's rows
     n_queries = out[out["measure"] == "num_q"].set_index("query")["value"]
@@ -245,13 +257,30 @@ def test_bounded_path(tmp_path, preset, missing, shuffle):
 # --- the Evaluator, run form ------------------------------------------------------------
 
 
+@pytest.fixture
+def compact_often(monkeypatch):
+    import rankeval.evaluation.incremental as incremental
+
+    monkeypatch.setattr(incremental, "_COMPACT_ROWS", 8)  # cut the state back often
+
+
+@pytest.mark.parametrize("cut_only", [False, True])
 @pytest.mark.parametrize("missing", MISSING)
 @pytest.mark.parametrize("preset", PRESETS)
-def test_evaluator_run_form(preset, missing):
+def test_evaluator_run_form(compact_often, preset, missing, cut_only):
     """The run's rows in uneven batches, in the frame's order (the order ties="input"
-    reads), and two workers merged. Rows cannot say "this query has no document"
-    (RESTRICTION): the empty ranking is a missing query here, as in a frame."""
+    reads), and two workers merged; ``cut_only``: the measures with a rank cut-off up
+    to 5 alone, so that the state is cut back to the deepest one where the preset allows it.
+    Rows cannot say "this query has no document" (RESTRICTION): the empty ranking is a
+    missing query here, as in a frame."""
     measures = measures_for(preset)
+    if cut_only:
+        # cut-offs up to 5, below most rankings' lengths, so that cutting back drops rows
+        measures = [m for m in measures if (parse_measure(m).cutoff or 99) <= 5
+                    and parse_measure(m).declaration.cutoff in ("optional", "required")]  # fmt: skip
+        assert len(measures) >= 3 and (RUN_DF.groupby("query_id").size() > 5).sum() >= 5
+        probe = rankeval.Evaluator(QRELS, measures, conventions=preset)
+        assert (probe.depth is not None) == (preset in ("trec_eval", "pytrec_eval"))
     want = rankeval.evaluate(QRELS, RUN_DF, measures, conventions=preset, missing=missing)
     rows = list(RUN_DF.itertuples(index=False))
 
@@ -334,8 +363,12 @@ def test_dask(preset, missing):
     measures = measures_for(preset)
     with dask.config.set({"scheduler": "threads", "dataframe.shuffle.method": "disk"}):
         got = rankeval.dask.evaluate(
-            dd.from_pandas(QRELS_DF, npartitions=3), dd.from_pandas(RUN_DF, npartitions=4),
-            measures, npartitions=16, conventions=preset, missing=missing,
+            dd.from_pandas(QRELS_DF, npartitions=3),
+            dd.from_pandas(RUN_DF, npartitions=4),
+            measures,
+            npartitions=16,
+            conventions=preset,
+            missing=missing,
         ).compute()
     want = rankeval.evaluate(QRELS_DF, RUN_DF, measures, conventions=preset, missing=missing)
     got = got.set_index("query_id").sort_index()
@@ -385,8 +418,12 @@ def test_spark(spark, preset):
     if PRESET_OBJECTS[preset].ties == "average":  # as measures_for says
         measures = [m for m in measures if parse_measure(m).declaration.tie_averaging]
     got = rankeval.spark.evaluate(
-        spark.createDataFrame(QRELS_DF), spark.createDataFrame(RUN_DF), measures,
-        num_partitions=5, conventions=preset, missing="zero",
+        spark.createDataFrame(QRELS_DF),
+        spark.createDataFrame(RUN_DF),
+        measures,
+        num_partitions=5,
+        conventions=preset,
+        missing="zero",
     ).toPandas()
     want = rankeval.evaluate(QRELS_DF, RUN_DF, measures, conventions=preset, missing="zero")
     got = got.set_index("query_id").sort_index()
@@ -403,7 +440,7 @@ def systems(preset):
     out = {}
     for name, noise in (("a", 0.0), ("b", 0.7), ("c", 2.0)):
         qrels, run = make_data(0, noise=noise)
-        out[name] = rankeval.evaluate(qrels, run, measures, conventions=preset)
+        out[name] = rankeval.evaluate(qrels, run, measures, conventions=preset, missing="skip")
     return measures, out
 
 
