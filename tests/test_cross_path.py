@@ -167,20 +167,29 @@ CLI_PRESETS = {"trec_eval": [], "pytrec_eval": ["--score-precision", "float",
                "sklearn": ["--ties", "average", "--ideal", "retrieved"]}  # fmt: skip
 
 
+@pytest.mark.parametrize("stream", [False, True])
 @pytest.mark.parametrize("missing", MISSING)
 @pytest.mark.parametrize("preset", PRESETS)
-def test_command_line(tmp_path, capsys, preset, missing):
+def test_command_line(tmp_path, capsys, monkeypatch, preset, missing, stream):
     """``-q --format tsv --digits 17``: every query's line and the ``all`` line are
     ``evaluate``'s and ``aggregate``'s values printed with 17 decimals (RESTRICTION:
     the text has 17 decimals, not every bit, so the comparison is with the printed
-    rounding, ``f"{value:.17f}"``)."""
+    rounding, ``f"{value:.17f}"``). ``stream``: the command line's bounded path, made to
+    stream even this small file."""
     from rankeval.cli import main
+
+    if stream:
+        import rankeval.evaluation.bounded as bounded
+
+        monkeypatch.setattr(bounded, "_WHOLE_FACTOR", 10**12)
+        monkeypatch.setattr(bounded, "_FIT_FACTOR", 10**12)
 
     if preset not in CLI_PRESETS:
         pytest.skip(f"{preset}: gain and no_relevant have no command-line option")
     measures = measures_for(preset)
     qpath, rpath = write_files(tmp_path, shuffle=True)
     options = CLI_PRESETS[preset] + (["-c"] if missing == "zero" else [])
+    options += ["--max-memory", "1MB"] if stream else []
     assert main(["-q", "--format", "tsv", "--digits", "17", *options, "-m", *measures,
                  str(qpath), str(rpath)]) == 0  # fmt: skip
     out = pd.read_csv(io.StringIO(capsys.readouterr().out), sep="\t", dtype=str,
@@ -300,12 +309,14 @@ def test_evaluator_run_form(compact_often, preset, missing, cut_only):
 # --- rows that carry their labels: Evaluator.from_labels and evaluate_groups ------------
 
 
-def labelled_rows(negative: bool):
+def labelled_rows(negative: bool, grouped: bool = False):
     """(query, doc, label, score) rows of the run's judged documents: complete
     judgments (every row both judged and ranked). Document ids descend with the row's
     position, so trec_eval's tie rule (doc id descending) is the rows' order, which is
-    the only order rows without ids have."""
+    the only order rows without ids have. ``grouped``: each query's rows together."""
     rows = RUN_DF.merge(QRELS_DF, on=["query_id", "doc_id"])
+    if grouped:
+        rows = rows.sort_values("query_id", kind="stable").reset_index(drop=True)
     n = len(rows)
     rows = rows.assign(doc_id=[f"r{n - i:09d}" for i in range(n)])
     if not negative:
@@ -332,14 +343,29 @@ def test_evaluator_labels_form(preset):
     bits(ev.compute(), want, measures)
 
 
+@pytest.mark.parametrize("kind", ["ids", "sizes"])
 @pytest.mark.parametrize("preset", PRESETS)
-def test_evaluate_groups(preset):
+def test_evaluate_groups(preset, kind):
     """RESTRICTION: as the labels form (no unjudged document, empty ranking or missing
     query), and evaluate_groups refuses negative labels (LightGBM's and XGBoost's
     labels are >= 0): those rows are grade 0 here, in the reference too."""
     measures = measures_for(preset)
-    rows, qrels, run = labelled_rows(negative=False)
+    rows, qrels, run = labelled_rows(negative=False, grouped=kind == "sizes")
     want = rankeval.evaluate(qrels, run, measures, conventions=preset)
+    if kind == "sizes":  # LightGBM's group: the sizes of consecutive groups of rows
+        sizes = rows.groupby("query_id", sort=False).size().to_numpy()
+        got = rankeval.evaluate_groups(
+            rows["relevance"].to_numpy(float),
+            rows["score"].to_numpy(),
+            sizes,
+            measures,
+            group_kind="sizes",
+            conventions=preset,
+        )
+        assert len(got) == len(want)
+        got.index = want.index  # sizes give no ids: the queries are numbered in order
+        bits(got, want, measures)
+        return
     got = rankeval.evaluate_groups(rows["relevance"].to_numpy(float), rows["score"].to_numpy(),
                                    rows["query_id"].to_numpy(dtype=object), measures,
                                    group_kind="ids", conventions=preset)  # fmt: skip
