@@ -407,6 +407,32 @@ SPARK_MEASURES = ["nDCG@10", "nDCG(gain='exponential')@5", "DCG@5", "AP", "P(rel
                   "RR", "Rprec", "bpref", "infAP", "IPrec@0.4", "NumRet"]  # fmt: skip
 
 
+SPARK_TIMEOUT = 300  # s: a cold JVM on a busy 2-core machine takes 30-60 s
+
+
+def _within(what, fn):
+    """fn(), or a test failure naming what did not finish in time (a JVM that never
+    answers fails the test instead of hanging it; as tests/test_distributed.py)."""
+    import threading
+
+    result, error = [], []
+
+    def call():
+        try:
+            result.append(fn())
+        except BaseException as err:  # re-raised in the test's thread
+            error.append(err)
+
+    worker = threading.Thread(target=call, name=f"spark: {what}", daemon=True)
+    worker.start()
+    worker.join(SPARK_TIMEOUT)
+    if worker.is_alive():
+        pytest.fail(f"Spark: {what} did not finish within {SPARK_TIMEOUT} s")
+    if error:
+        raise error[0]
+    return result[0]
+
+
 @pytest.fixture(scope="module")
 def spark():
     pytest.importorskip("pyspark")
@@ -417,7 +443,7 @@ def spark():
     os.environ["PYSPARK_PYTHON"] = sys.executable
     from pyspark.sql import SparkSession
 
-    session = (
+    builder = (
         SparkSession.builder.master("local[2]")
         .appName("rankeval-cross-path")
         .config("spark.ui.enabled", "false")
@@ -427,8 +453,8 @@ def spark():
         .config("spark.sql.codegen.wholeStage", "false")
         .config("spark.sql.codegen.factoryMode", "NO_CODEGEN")
         .config("spark.sql.execution.arrow.pyspark.enabled", "true")
-        .getOrCreate()
     )
+    session = _within("starting the local session", builder.getOrCreate)
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
@@ -450,7 +476,8 @@ def test_spark(spark, preset):
         num_partitions=5,
         conventions=preset,
         missing="zero",
-    ).toPandas()
+    )
+    got = _within("rankeval.spark.evaluate", got.toPandas)
     want = rankeval.evaluate(QRELS_DF, RUN_DF, measures, conventions=preset, missing="zero")
     got = got.set_index("query_id").sort_index()
     bits(got, want.sort_index(), measures)
