@@ -322,7 +322,10 @@ def test_default_keywords_keep_the_conventions_threshold():
     chosen = as_conventions(None, threshold=2)
     equal(rankeval.evaluate(qrels, run, ["P@5", "AP"], conventions=chosen),
           rankeval.evaluate(qrels, run, ["P@5", "AP"], threshold=2))
-    assert as_conventions(chosen, threshold=1).threshold == 2.0
+    # a keyword given explicitly overrides, even one equal to trec_eval's default
+    # (issue 45); a keyword not given keeps the object's value
+    assert as_conventions(chosen, threshold=1).threshold == 1.0
+    assert as_conventions(chosen).threshold == 2.0
 
 
 @pytest.mark.parametrize("shuffle", [None, 4])

@@ -217,8 +217,8 @@ class Measure:
 
     @property
     def lower_is_better(self) -> bool:
-        """True where a smaller value is better: rank positions (MR, FRP) and the
-        unjudged share (Unj); the declaration's direction."""
+        """Whether a smaller value is better (so for rank positions, MR and FRP, and
+        the unjudged share, Unj); the declaration's direction."""
         return self.declaration.lower_is_better
 
     @property
