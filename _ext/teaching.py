@@ -1,13 +1,14 @@
 """The course scaffolding: objectives, the chapter graph, self-check answers, a teacher's edition.
 
-As a Sphinx extension (``local_extensions`` in _config.yml) it adds one thing: the
-teacher's edition. ``BOOK_TEACHER_EDITION=1 jupyter-book build .`` (or
-``sphinx.config.book_teacher_edition: true``) leaves every solution out of the book, for
-handing out exercises as assignments. sphinx-exercise's own ``hide_solutions`` cannot do
-it for the book's gated solutions (``solution-start`` ... ``solution-end``, which hold the
-check cells): it drops the ``solution-start`` marker but leaves the solution's cells on
-the page. Here the gated solutions are merged first and the merged solution nodes are then
-removed whole.
+As a Sphinx extension (``local_extensions`` in _config.yml) it adds two things. In the
+PDF, a {numref} to an exercise on another page links the exercise and prints its number
+(see ``ExerciseNumrefsAcrossPages`` in ``setup``). And the teacher's edition:
+``BOOK_TEACHER_EDITION=1 jupyter-book build .`` (or ``sphinx.config.book_teacher_edition:
+true``) leaves every solution out of the book, for handing out exercises as assignments.
+sphinx-exercise's own ``hide_solutions`` cannot do it for the book's gated solutions
+(``solution-start`` ... ``solution-end``, which hold the check cells): it drops the
+``solution-start`` marker but leaves the solution's cells on the page. Here the gated
+solutions are merged first and the merged solution nodes are then removed whole.
 
 As a script (standard library, plus PyYAML and matplotlib for the two commands that
 need them) it keeps the generated parts of the chapters in step with their sources:
@@ -297,8 +298,15 @@ def _teacher_default() -> bool:
 
 
 def setup(app):
+    from sphinx import addnodes
     from sphinx.transforms import SphinxTransform
-    from sphinx_exercise.nodes import solution_node, solution_start_node
+    from sphinx.transforms.post_transforms import SphinxPostTransform
+    from sphinx_exercise.nodes import (
+        exercise_enumerable_node,
+        exercise_latex_number_reference,
+        solution_node,
+        solution_start_node,
+    )
 
     class DropSolutions(SphinxTransform):
         """In the teacher's edition, remove every (merged) solution from the page."""
@@ -313,8 +321,42 @@ def setup(app):
             if list(self.document.findall(solution_start_node)):
                 raise RuntimeError("teaching: a solution-start was not merged")
 
+    class ExerciseNumrefsAcrossPages(SphinxPostTransform):
+        """In the PDF, point a {numref} to another page's exercise at the exercise's label.
+
+        sphinx-exercise labels a numbered exercise in LaTeX ``exercise:LABEL``, not
+        ``DOCNAME:LABEL`` as Sphinx labels everything else, and points only the
+        references from the exercise's own page (``refid``) at that label. A reference
+        from another page (``refuri`` ``%DOCNAME#LABEL``: the course plan of
+        reference/course.md names some fifty exercises) was left pointing at
+        ``DOCNAME:LABEL``, which no label defines, and the PDF printed "Exercise ??".
+        Such a reference becomes sphinx-exercise's own LaTeX reference node, which links
+        ``exercise:LABEL`` and prints the number Sphinx gave the exercise.
+        """
+
+        default_priority = 23  # after sphinx-exercise's reference post-transforms (5-22)
+        formats = ("latex",)
+
+        def run(self, **kwargs):
+            registry = getattr(self.env, "sphinx_exercise_registry", {})
+            for node in list(self.document.findall(addnodes.number_reference)):
+                refuri = node.get("refuri", "")
+                if node.get("refid") or not refuri.startswith("%") or "#" not in refuri:
+                    continue
+                docname, _, label = refuri[1:].partition("#")
+                entry = registry.get(label, {})
+                if not isinstance(entry.get("node"), exercise_enumerable_node):
+                    continue
+                if entry.get("docname") != docname:
+                    continue
+                reference = exercise_latex_number_reference()
+                reference["refid"] = label
+                reference += node.children
+                node.replace_self(reference)
+
     app.add_config_value("book_teacher_edition", _teacher_default(), "env")
     app.add_transform(DropSolutions)
+    app.add_post_transform(ExerciseNumrefsAcrossPages)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
 
 

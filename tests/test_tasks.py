@@ -118,8 +118,10 @@ def test_clean_build_keeps_only_the_pdf_editions_folder(tasks, tmp_path):
 def fake_jupyter_book(folder: Path, mode: str) -> Path:
     """A stand-in for `jupyter-book build --builder pdflatex`. It says whether it found
     the last build's cross-references, writes new ones, then, by ``mode``: writes the
-    PDF ("ok"), fails ("fails"), fails only when it found the last build's files
-    ("fails-if-kept", as a stale .aux can), or exits 0 without a PDF ("no-pdf")."""
+    PDF and a clean LaTeX log ("ok"), fails ("fails"), fails only when it found the last
+    build's files ("fails-if-kept", as a stale .aux can), exits 0 without a PDF
+    ("no-pdf"), or writes the PDF and a log that reports an undefined reference, as
+    latexmk does with exit code 0 ("unresolved")."""
     folder.mkdir()
     script = folder / "jupyter-book"
     script.write_text(
@@ -137,6 +139,9 @@ def fake_jupyter_book(folder: Path, mode: str) -> Path:
         "    sys.exit(1)\n"
         "if mode != 'no-pdf':\n"
         "    (latex / 'book.pdf').write_text('PDF')\n"
+        "    (latex / 'book.log').write_text(\n"
+        "        \"LaTeX Warning: Reference `ch:ex-1' on page 4 undefined on input line 9.\\n\"\n"
+        "        if mode == 'unresolved' else 'Output written on book.xdv (5 pages).\\n')\n"
     )
     script.chmod(0o755)
     return script
@@ -179,6 +184,14 @@ def test_the_pdf_of_an_earlier_build_never_passes_for_this_ones(pdf_build):
     assert pdf_build("ok") == (0, ["fresh"])
     code, _ = pdf_build("no-pdf")
     assert code != 0 and "the LaTeX build made no" in pdf_build.stderr
+
+
+def test_a_pdf_with_an_unresolved_reference_fails_the_step(pdf_build):
+    code, _ = pdf_build("unresolved")  # latexmk exits 0 and prints "??" in the PDF
+    assert code == 1
+    assert "could not resolve 1 reference(s)" in pdf_build.stderr
+    assert "Reference `ch:ex-1' on page 4" in pdf_build.stderr
+    assert pdf_build("ok") == (0, ["kept"])  # the LaTeX build itself had finished
 
 
 def test_the_generated_config_switches_execution_off_and_adds_the_links(tmp_path):
