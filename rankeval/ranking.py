@@ -37,7 +37,7 @@ from .metrics.judged import is_judged
 from .metrics.validation import check_choice, check_k, check_threshold
 
 __all__ = ["RankedRun", "rank_run", "release_memory", "check_options", "by_query_and_score",
-           "compared_scores", "ranked_ids"]
+           "columns_of", "compared_scores", "ranked_ids"]
 
 TIES = ("trec_eval", "input", "average")
 IDEAL = ("judged", "retrieved")
@@ -401,8 +401,11 @@ class RankedRun:
         return grades, qcode
 
 
-def _only(columns, names):
-    """The part of one ``columns`` mapping that concerns one input (qrels or run)."""
+def columns_of(columns, names):
+    """The part of one ``columns`` mapping (canonical -> yours) that concerns one input,
+    the qrels or the run (``names``, its canonical columns); None if none. ValueError
+    for a key that is no canonical name. The bounded path splits the mapping the same
+    way."""
     if columns is None:
         return None
     unknown = sorted(set(columns) - {"query_id", "doc_id", "relevance", "score", "rank"})
@@ -690,7 +693,7 @@ def ranked_ids(run, *, columns=None) -> dict:
     """
     if columns is not None and not isinstance(columns, dict):
         raise TypeError(f"columns must be a dict canonical name -> yours, got {columns!r}")
-    rt = canonical_table(run, "run", _only(columns, ("query_id", "doc_id", "score", "rank")))
+    rt = canonical_table(run, "run", columns_of(columns, ("query_id", "doc_id", "score", "rank")))
     values, index = _split(rt.column("query_id"))
     queries = _sorted_unique(values)
     codes = _codes(values, queries)[index]
@@ -855,10 +858,10 @@ def rank_run(
                   max_docs=max_docs)  # fmt: skip
     if columns is not None and not isinstance(columns, dict):
         raise TypeError(f"columns must be a dict canonical name -> yours, got {columns!r}")
-    qt = canonical_table(qrels, "qrels", _only(columns, ("query_id", "doc_id", "relevance")),
+    qt = canonical_table(qrels, "qrels", columns_of(columns, ("query_id", "doc_id", "relevance")),
                          encoding=encoding)
     release_memory()
-    rt = canonical_table(run, "run", _only(columns, ("query_id", "doc_id", "score", "rank")),
+    rt = canonical_table(run, "run", columns_of(columns, ("query_id", "doc_id", "score", "rank")),
                          encoding=encoding)
     release_memory()
 

@@ -116,7 +116,7 @@ from ..io.stream import (
     spooled,
 )
 from ..io.tables import finish, first_duplicate, id_kind, is_parquet, mixed_id_types
-from ..ranking import by_query_and_score, compared_scores, release_memory
+from ..ranking import by_query_and_score, columns_of, compared_scores, release_memory
 from .conventions import Conventions
 from .core import check_needs, check_tie_averaging, measures_and_labels, warn_skipped
 
@@ -336,8 +336,8 @@ def evaluate_bounded(score, qrels, run, measures, chosen: Conventions, budget: i
             parsed, "; evaluate those with ties='trec_eval' or ties='input' in a separate call")
     if columns is not None and not isinstance(columns, dict):
         raise TypeError(f"columns must be a dict canonical name -> yours, got {columns!r}")
-    qrels_columns = _only(columns, ("query_id", "doc_id", "relevance"))
-    run_columns = _only(columns, ("query_id", "doc_id", "score", "rank"))
+    qrels_columns = columns_of(columns, ("query_id", "doc_id", "relevance"))
+    run_columns = columns_of(columns, ("query_id", "doc_id", "score", "rank"))
     parquet = is_parquet(run)
     whole = plain_size(run)
     if parquet and source_size(run) is not None:
@@ -387,20 +387,6 @@ def evaluate_bounded(score, qrels, run, measures, chosen: Conventions, budget: i
             except NotUsual:
                 state.reset()
     return state.finish()
-
-
-def _only(columns, names):
-    """The part of ``columns`` for one input (qrels or run); ValueError for a key that is
-    no canonical name, in ``rank_run``'s words (tests/test_bounded_edges.py compares)."""
-    if columns is None:
-        return None
-    unknown = sorted(set(columns) - {"query_id", "doc_id", "relevance", "score", "rank"})
-    if unknown:
-        raise ValueError(
-            f"columns maps {unknown}, which are not canonical column names; use query_id, "
-            "doc_id, relevance, score or rank as keys"
-        )
-    return {k: v for k, v in columns.items() if k in names} or None
 
 
 def _at_once(run):
