@@ -26,6 +26,7 @@ written before the clock starts.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
@@ -99,16 +100,24 @@ def run_rankeval(qpath, rpath, workers):
     return time.perf_counter() - start, {m: float(means[m]) for m in MEASURES}
 
 
-def run_dask(qpath, rpath, workers):
-    import dask.dataframe as dd
+@contextlib.contextmanager
+def dask_cluster(workers):
+    """A local Dask cluster of ``workers`` one-thread processes, with its client."""
     from distributed import Client, LocalCluster
-
-    import rankeval.dask
 
     with LocalCluster(
         n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
         memory_limit="8GiB",
     ) as cluster, Client(cluster):
+        yield
+
+
+def run_dask(qpath, rpath, workers):
+    import dask.dataframe as dd
+
+    import rankeval.dask
+
+    with dask_cluster(workers):
         start = time.perf_counter()
         per_query = rankeval.dask.evaluate(
             dd.read_parquet(str(qpath)), dd.read_parquet(str(rpath)), MEASURES,
@@ -133,15 +142,10 @@ def trec_files(qpath, rpath):
 
 
 def run_daskfile(qpath, rpath, workers):
-    from distributed import Client, LocalCluster
-
     import rankeval.dask
 
     qtext, rtext = trec_files(qpath, rpath)
-    with LocalCluster(
-        n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
-        memory_limit="8GiB",
-    ) as cluster, Client(cluster):
+    with dask_cluster(workers):
         start = time.perf_counter()
         per_query = rankeval.dask.evaluate(
             str(qtext), str(rtext), MEASURES, npartitions=4 * workers,

@@ -281,15 +281,8 @@ def _checked(table: pa.Table, needed: dict, label: str, base: int) -> pa.Table:
     row ``base`` of the file (messages name the rows of the file)."""
     from . import tables
 
-    def where(row, other=None):
-        if row is None:
-            return label
-        if other is None:
-            return f"{label}, row {base + row}"
-        return f"{label}, rows {base + row} and {base + other}"
-
-    return tables._from_columns({c: table[n] for c, n in needed.items()}, "run", where,
-                                unique=True)
+    return tables._from_columns({c: table[n] for c, n in needed.items()}, "run",
+                                tables.row_names(label, base), unique=True)
 
 
 def _joined(tables, n: int):

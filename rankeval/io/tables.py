@@ -794,19 +794,25 @@ def from_pandas(frame, kind: str, columns) -> pa.Table:
     return _from_columns(arrays, kind, where)
 
 
-def from_arrow(table: pa.Table, kind: str, columns, source: str, *,
-               unique: bool = False) -> pa.Table:
-    names = _column_names(kind, columns, table.column_names)
-    needed = _needed(kind, names, table.column_names, source)
-
+def row_names(source: str, base: int = 0):
+    """``where(row, other=None)`` for messages: ``source``, its row ``base + row``, or its
+    rows ``base + row`` and ``base + other`` (``base``: the first row of a batch)."""
     def where(row, other=None):
         if row is None:
             return source
         if other is None:
-            return f"{source}, row {row}"
-        return f"{source}, rows {row} and {other}"
+            return f"{source}, row {base + row}"
+        return f"{source}, rows {base + row} and {base + other}"
 
-    return _from_columns({c: table[n] for c, n in needed.items()}, kind, where, unique)
+    return where
+
+
+def from_arrow(table: pa.Table, kind: str, columns, source: str, *,
+               unique: bool = False) -> pa.Table:
+    names = _column_names(kind, columns, table.column_names)
+    needed = _needed(kind, names, table.column_names, source)
+    return _from_columns({c: table[n] for c, n in needed.items()}, kind,
+                         row_names(source), unique)
 
 
 def _needed(kind: str, names: dict, available, source: str) -> dict:
