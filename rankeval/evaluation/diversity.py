@@ -13,28 +13,17 @@ Chapter: :doc:`/chapters/08_ndcg`.
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import numpy as np
 
 from ..io import tables
 from ..io.canonical import canonical_table, plain_ids, run_table
+from ..metrics.block import SubtopicBlock
 from ..metrics.validation import check_choice, check_probability, check_threshold
 from ..ranking import rank_run
 from .core import check_needs, measures_and_labels
 
 __all__ = ["evaluate_diversity", "SubtopicBlock"]
 
-
-class SubtopicBlock(NamedTuple):
-    """What a diversity measure's declaration scores: every query's (documents x
-    subtopics) matrix in rank order (``runs``), the matrix of all its judged documents
-    for the ideal ranking (``judged``), and the options ``alpha`` and ``threshold``."""
-
-    runs: list
-    judged: list
-    alpha: float
-    threshold: float
 
 def _judged_pairs(subtopics):
     """Number the judged (query, document) pairs.

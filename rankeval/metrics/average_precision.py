@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .block import RankedBlock
 from .declaration import REL, Declaration, relevant
 from .portable import row_sum
 from .validation import as_batch, check_k, check_n_relevant, check_threshold, finish
@@ -145,7 +146,7 @@ def _average_precision_kernel(relevant, denominator):
 # --- declarations: the measures of rankeval.evaluate this module computes ------------------
 
 
-def _score_ap(ranked, k, rel):
+def _score_ap(ranked: RankedBlock, k, rel):
     return _average_precision_kernel(relevant(ranked, k, rel), ranked.n_relevant(rel))
 
 

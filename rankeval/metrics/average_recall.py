@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .block import RankedBlock
 from .declaration import REL, Declaration, nonempty
 from .portable import row_sum
 from .validation import as_batch, check_k, check_n_relevant, check_threshold, finish
@@ -114,7 +115,7 @@ def average_recall(relevance, k=None, *, n_relevant="in_list", threshold=1):
 # --- declarations: the measures of rankeval.evaluate this module computes ------------------
 
 
-def _score_ar(ranked, k, rel):
+def _score_ar(ranked: RankedBlock, k, rel):
     return nonempty(
         ranked,
         lambda r: average_recall(r.padded(k), k, n_relevant=r.n_relevant(rel), threshold=rel),

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .block import RankedBlock
 from .declaration import REL, Declaration, judged_batch
 from .judged import is_judged
 from .portable import row_sum
@@ -119,7 +120,7 @@ def bpref(relevance, *, n_relevant, n_nonrelevant, threshold=1):
 # --- declarations: the measures of rankeval.evaluate this module computes ------------------
 
 
-def _score_bpref(ranked, k, rel):
+def _score_bpref(ranked: RankedBlock, k, rel):
     g, n = judged_batch(ranked)
     return _bpref(g, n, ranked.n_relevant(rel), ranked.n_judged_nonrelevant(rel), rel)
 

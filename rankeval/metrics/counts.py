@@ -10,32 +10,33 @@ from __future__ import annotations
 
 import numpy as np
 
+from .block import RankedBlock
 from .declaration import REL, Declaration, judged_batch
 from .judged import is_judged
 
 __all__: list[str] = []
 
 
-def _score_num_q(ranked, k):
+def _score_num_q(ranked: RankedBlock, k):
     return np.ones(len(ranked), dtype=np.int64)
 
 
-def _score_num_ret(ranked, k):
+def _score_num_ret(ranked: RankedBlock, k):
     return ranked.lengths.astype(np.int64)
 
 
-def _score_num_rel(ranked, k, rel):
+def _score_num_rel(ranked: RankedBlock, k, rel):
     return ranked.n_relevant(rel).astype(np.int64)
 
 
-def _score_num_rel_ret(ranked, k, rel):
+def _score_num_rel_ret(ranked: RankedBlock, k, rel):
     return (ranked.padded() >= rel).sum(axis=1).astype(np.int64)
 
 
 _COUNT = {"cutoff": "none", "aggregate": "sum", "integer": True, "bounds": (0.0, np.inf)}
 
 
-def _score_num_nonrel_judged_ret(ranked, k, rel):
+def _score_num_nonrel_judged_ret(ranked: RankedBlock, k, rel):
     g, n = judged_batch(ranked, k)
     inside = np.arange(g.shape[1]) < n[:, None]
     judged_nonrel = inside & is_judged(g) & (g < rel)

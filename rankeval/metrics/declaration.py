@@ -9,8 +9,8 @@ knows a measure by its name. ARCHITECTURE.md ("Adding a measure") shows the
 recipe.
 
 The helpers below are shared by the scoring functions of the metric modules:
-they read a block of ranked queries (a :class:`rankeval.RankedRun`, taken by
-its public methods only) as the matrices the kernels take.
+they read a block of ranked queries (a :class:`rankeval.metrics.block.RankedBlock`:
+the interface :class:`rankeval.RankedRun` implements) as the matrices the kernels take.
 
 Chapter: :doc:`/chapters/14_evaluating_a_run`.
 """
@@ -23,6 +23,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from .block import RankedBlock
 
 __all__ = [
     "counts",
@@ -173,10 +175,11 @@ class Declaration:
         One line: what the measure means (the ``--help`` text).
     score : callable
         ``score(ranked, k, **settings) -> ndarray``: the values of a block of
-        ranked queries (:class:`rankeval.RankedRun`); ``settings`` holds every
+        ranked queries (a :class:`rankeval.metrics.block.RankedBlock`, such as a
+        :class:`rankeval.RankedRun`); ``settings`` holds every
         parameter (defaults filled in; ``rel`` resolved from the threshold).
         For ``needs="subtopics"``: ``score(block, k, **settings)`` with a
-        :class:`rankeval.evaluation.diversity.SubtopicBlock`.
+        :class:`rankeval.metrics.block.SubtopicBlock`.
     function : callable or None
         The public rankeval function that computes the measure on grade lists.
     params : tuple of Param
@@ -256,12 +259,12 @@ class Declaration:
 # --- reading a block of ranked queries -----------------------------------------------------
 
 
-def relevant(ranked, k, t):
+def relevant(ranked: RankedBlock, k, t):
     """Boolean (n, width) relevance of the top k."""
     return ranked.padded(k) >= t
 
 
-def nonempty(ranked, fn, empty_value):
+def nonempty(ranked: RankedBlock, fn, empty_value):
     """Apply ``fn`` to the queries with a ranking; the others get ``empty_value``."""
     n = ranked.lengths
     out = np.full(len(ranked), empty_value, dtype=np.float64)
@@ -277,13 +280,13 @@ def nonempty(ranked, fn, empty_value):
     return out
 
 
-def judged_batch(ranked, k=None):
+def judged_batch(ranked: RankedBlock, k=None):
     """(grades with NaN for unjudged, lengths) as the trec_eval kernels take them."""
     lengths = ranked.lengths if k is None else np.minimum(ranked.lengths, k)
     return ranked.padded(k, unjudged=np.nan), lengths
 
 
-def check_scale(ranked, k, c, what):
+def check_scale(ranked: RankedBlock, k, c, what):
     """The top-k grades; a ValueError if one is above the declared top grade ``c``."""
     top = ranked.padded(k)
     if top.size and top.max() > c:
@@ -294,7 +297,7 @@ def check_scale(ranked, k, c, what):
     return top
 
 
-def counts(ranked, k, rel):
+def counts(ranked: RankedBlock, k, rel):
     """(retrieved, relevant retrieved, relevant) per query, of the top k."""
     top = ranked.padded(k)
     n_ret = ranked.lengths if k is None else np.minimum(ranked.lengths, k)

@@ -10,6 +10,7 @@ import numbers
 
 import numpy as np
 
+from .block import SubtopicBlock
 from .declaration import Declaration
 from .portable import each, row_sum
 from .validation import (
@@ -468,10 +469,10 @@ def err_ia(
 
 
 def _subtopic_score(fn, normalization):
-    """A block of queries' subtopic matrices (:class:`rankeval.evaluation.diversity.SubtopicBlock`:
+    """A block of queries' subtopic matrices (:class:`rankeval.metrics.block.SubtopicBlock`:
     ``runs``, ``judged``, ``alpha``, ``threshold``) -> the values of ``fn``."""
 
-    def score(block, k):
+    def score(block: SubtopicBlock, k):
         return np.atleast_1d(
             fn(block.runs, k, alpha=block.alpha, judgments=block.judged,
                threshold=block.threshold, normalization=normalization)

@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 
+from .block import RankedBlock
 from .declaration import Declaration, Param, check_scale
 from .portable import each, exp2, row_sum
 from .validation import as_batch, check_k, check_probability, check_real, finish
@@ -179,7 +180,7 @@ def _err_kernel(stop, p=1.0):
 # --- declarations: the measures of rankeval.evaluate this module computes ------------------
 
 
-def _score_err(ranked, k, max_grade=4):
+def _score_err(ranked: RankedBlock, k, max_grade=4):
     top = check_scale(ranked, k, max_grade, "ERR")
     return _err_kernel(exp2(top - max_grade) - math.exp2(-max_grade), p=1.0)
 

@@ -9,6 +9,7 @@ import numbers
 
 import numpy as np
 
+from .block import RankedBlock
 from .declaration import Declaration, Param, check_scale, nonempty
 from .portable import row_sum
 from .validation import as_batch, check_k, finish
@@ -279,7 +280,7 @@ def _gap_over_pool(relevance, k, max_grade, pool, query):
 # --- declarations: the measures of rankeval.evaluate this module computes ------------------
 
 
-def _score_gap(ranked, k, max_grade=4):
+def _score_gap(ranked: RankedBlock, k, max_grade=4):
     c = int(max_grade)
     if c != max_grade:
         raise ValueError(f"GAP: max_grade must be a whole number, got {max_grade:g}")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .block import RankedBlock
 from .declaration import REL, Declaration, relevant
 from .validation import as_batch, check_k, check_threshold, finish
 
@@ -54,7 +55,7 @@ def hit_at_k(relevance, k=None, *, threshold=1):
 # --- declarations: the measures of rankeval.evaluate this module computes ------------------
 
 
-def _score_success(ranked, k, rel):
+def _score_success(ranked: RankedBlock, k, rel):
     return (relevant(ranked, k, rel).any(axis=1)).astype(np.float64)
 
 

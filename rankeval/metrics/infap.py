@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .block import RankedBlock
 from .declaration import REL, Declaration, judged_batch
 from .judged import in_pool_unjudged, is_judged
 from .portable import row_sum
@@ -132,7 +133,7 @@ def inferred_average_precision(relevance, *, n_relevant, threshold=1):
 # --- declarations: the measures of rankeval.evaluate this module computes ------------------
 
 
-def _score_infap(ranked, k, rel):
+def _score_infap(ranked: RankedBlock, k, rel):
     g, n = judged_batch(ranked)
     return _inferred_average_precision(g, n, ranked.n_relevant(rel), rel)
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .block import RankedBlock
 from .declaration import REL, Declaration, Param, judged_batch
 from .validation import as_judged_batch, check_n_relevant, check_real, check_threshold, finish
 
@@ -237,13 +238,13 @@ _ROUNDING = Param(
 )
 
 
-def _score_iprec(ranked, k, rel, rounding=None):
+def _score_iprec(ranked: RankedBlock, k, rel, rounding=None):
     g, n = judged_batch(ranked)
     rounding = rounding or "nearest"
     return _interpolated_precision(g, n, ranked.n_relevant(rel), [k], rel, rounding)[:, 0]
 
 
-def _score_11pt(ranked, k, rel, rounding=None, levels=()):
+def _score_11pt(ranked: RankedBlock, k, rel, rounding=None, levels=()):
     rounding = rounding or "nearest"
     g, n = judged_batch(ranked)
     # (with levels: trec_eval's 11pt_avg with its own levels, the mean of iprec at them,

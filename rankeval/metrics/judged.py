@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .block import RankedBlock
 from .declaration import Declaration, judged_batch, nonempty
 from .validation import as_judged_batch, check_k, finish
 
@@ -171,12 +172,12 @@ def judged_at_k(relevance, k, *, divide_by="retrieved"):
 # --- declarations: the measures of rankeval.evaluate this module computes ------------------
 
 
-def _score_judged(ranked, k):
+def _score_judged(ranked: RankedBlock, k):
     return nonempty(ranked, lambda r: _judged_at_k(*judged_batch(r), k), 0.0)
 
 
 
-def _score_unj(ranked, k):
+def _score_unj(ranked: RankedBlock, k):
     """trec_eval's unj: unjudged documents (not in the qrels, or graded negative) in the
     top k, divided by k."""
     g, n = judged_batch(ranked, k)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .block import RankedBlock
 from .declaration import REL, Declaration, relevant
 from .validation import as_batch, check_k, check_n_relevant, check_threshold, finish
 
@@ -199,7 +200,7 @@ def recall_at_k(relevance, k=None, *, n_relevant="in_list", threshold=1):
 _CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)  # trec_eval's default cut-offs of P, recall
 
 
-def _score_p(ranked, k, rel):
+def _score_p(ranked: RankedBlock, k, rel):
     hits = _hits(relevant(ranked, k, rel), k)
     if k is not None:
         return hits / k
@@ -207,13 +208,13 @@ def _score_p(ranked, k, rel):
     return np.where(n > 0, hits / np.maximum(n, 1), 0.0)
 
 
-def _score_r(ranked, k, rel):
+def _score_r(ranked: RankedBlock, k, rel):
     hits = _hits(relevant(ranked, k, rel), k)
     total = ranked.n_relevant(rel)
     return np.where(total > 0, hits / np.maximum(total, 1), 0.0)
 
 
-def _score_hits(ranked, k, rel):
+def _score_hits(ranked: RankedBlock, k, rel):
     return relevant(ranked, k, rel).sum(axis=1).astype(np.float64)
 
 

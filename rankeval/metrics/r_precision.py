@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .block import RankedBlock
 from .declaration import REL, Declaration, judged_batch
 from .validation import as_judged_batch, check_n_relevant, check_threshold, finish
 
@@ -95,13 +96,13 @@ def r_precision(relevance, *, n_relevant="in_list", threshold=1):
 # --- declarations: the measures of rankeval.evaluate this module computes ------------------
 
 
-def _score_rprec(ranked, k, rel):
+def _score_rprec(ranked: RankedBlock, k, rel):
     g, n = judged_batch(ranked)
     return _r_precision(g, n, ranked.n_relevant(rel), rel)
 
 
 
-def _score_rprec_mult(ranked, k, rel):
+def _score_rprec_mult(ranked: RankedBlock, k, rel):
     """trec_eval's Rprec_mult: precision at rank int(k R + 0.9), 0 where that is 0."""
     n_rel = ranked.n_relevant(rel)
     cut = (k * n_rel + 0.9).astype(np.int64)

@@ -15,6 +15,7 @@ import numbers
 
 import numpy as np
 
+from .block import RankedBlock
 from .declaration import REL, Declaration, nonempty
 from .validation import as_batch, check_k, check_n_relevant, check_threshold, finish
 
@@ -320,7 +321,7 @@ def mean_rank(
 # --- declarations: the measures of rankeval.evaluate this module computes ------------------
 
 
-def _ranked_positions(ranked, k, rel, fn):
+def _ranked_positions(ranked: RankedBlock, k, rel, fn):
     def f(r):
         return fn(r, r.ragged() if k is None else r.padded(k))
 
@@ -328,13 +329,13 @@ def _ranked_positions(ranked, k, rel, fn):
     return nonempty(ranked, f, empty_value)
 
 
-def _score_mr(ranked, k, rel):
+def _score_mr(ranked: RankedBlock, k, rel):
     return _ranked_positions(
         ranked, k, rel, lambda r, g: mean_rank(g, k, threshold=rel, n_relevant=r.n_relevant(rel))
     )
 
 
-def _score_frp(ranked, k, rel):
+def _score_frp(ranked: RankedBlock, k, rel):
     return _ranked_positions(
         ranked, k, rel, lambda r, g: first_relevant_position(g, k, threshold=rel)
     )

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .block import RankedBlock
 from .declaration import REL, Declaration, Param, check_scale, relevant
 from .portable import each, row_sum
 from .validation import as_batch, check_k, check_probability, finish
@@ -125,7 +126,7 @@ def _rbp_kernel(gains, p):
 # --- declarations: the measures of rankeval.evaluate this module computes ------------------
 
 
-def _score_rbp(ranked, k, p=0.8, rel=1, max_grade=None):
+def _score_rbp(ranked: RankedBlock, k, p=0.8, rel=1, max_grade=None):
     if max_grade is None:
         gains = relevant(ranked, k, rel).astype(np.float64)
     else:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .block import RankedBlock
 from .declaration import REL, Declaration, relevant
 from .validation import as_batch, check_k, check_threshold, finish
 
@@ -109,7 +110,7 @@ def _reciprocal_rank_kernel(relevant):
 # --- declarations: the measures of rankeval.evaluate this module computes ------------------
 
 
-def _score_rr(ranked, k, rel):
+def _score_rr(ranked: RankedBlock, k, rel):
     return _reciprocal_rank_kernel(relevant(ranked, k, rel))
 
 

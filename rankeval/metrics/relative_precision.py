@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .block import RankedBlock
 from .declaration import REL, Declaration, relevant
 from .validation import as_batch, check_k, check_n_relevant, check_threshold, finish
 
@@ -70,7 +71,7 @@ def relative_precision(relevance, k, *, n_relevant="in_list", threshold=1):
     return finish(_relative_precision_kernel(rel, k, total), batch)
 
 
-def _score_relative_p(ranked, k, rel):
+def _score_relative_p(ranked: RankedBlock, k, rel):
     return _relative_precision_kernel(relevant(ranked, k, rel), k, ranked.n_relevant(rel))
 
 

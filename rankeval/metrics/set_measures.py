@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .block import RankedBlock
 from .declaration import REL, Declaration, Param, counts, judged_batch, nonempty
 from .validation import as_judged_batch, check_n_relevant, check_real, check_threshold, finish
 
@@ -186,35 +187,35 @@ def set_f(relevance, *, n_relevant="in_list", beta=1, threshold=1):
 # --- declarations: the measures of rankeval.evaluate this module computes ------------------
 
 
-def _score_set_p(ranked, k, rel):
+def _score_set_p(ranked: RankedBlock, k, rel):
     return nonempty(ranked, lambda r: _set_precision(*judged_batch(r), rel), 0.0)
 
 
-def _score_set_r(ranked, k, rel):
+def _score_set_r(ranked: RankedBlock, k, rel):
     g, n = judged_batch(ranked)
     return _set_recall(g, n, ranked.n_relevant(rel), rel)
 
 
-def _score_set_f(ranked, k, rel, beta=1):
+def _score_set_f(ranked: RankedBlock, k, rel, beta=1):
     return nonempty(ranked, lambda r: _set_f(*judged_batch(r), r.n_relevant(rel), beta, rel), 0.0)
 
 
 
-def _score_set_map(ranked, k, rel):
+def _score_set_map(ranked: RankedBlock, k, rel):
     """trec_eval's set_map: relevant retrieved squared / (retrieved x relevant)."""
     n_ret, hits, n_rel = counts(ranked, k, rel)
     ok = (n_ret > 0) & (n_rel > 0)
     return np.where(ok, hits.astype(np.float64) ** 2 / np.maximum(n_ret * n_rel, 1), 0.0)
 
 
-def _score_set_relative_p(ranked, k, rel):
+def _score_set_relative_p(ranked: RankedBlock, k, rel):
     """trec_eval's set_relative_P: relevant retrieved / min(retrieved, relevant)."""
     n_ret, hits, n_rel = counts(ranked, k, rel)
     ok = (n_ret > 0) & (n_rel > 0)
     return np.where(ok, hits / np.maximum(np.minimum(n_ret, n_rel), 1), 0.0)
 
 
-def _score_utility(ranked, k, rel, coefficients=(1, -1, 0, 0)):
+def _score_utility(ranked: RankedBlock, k, rel, coefficients=(1, -1, 0, 0)):
     """trec_eval's utility: a rel_ret + b nonrel_ret + c rel_not_ret + d nonrel_not_ret,
     with trec_eval's collection size 0 (it has no -N here)."""
     a, b, c, d = coefficients

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .block import RankedBlock
 from .declaration import Declaration, Param, judged_batch
 from .judged import is_judged
 from .portable import row_sum
@@ -168,12 +169,12 @@ def trec_rbp(relevance, k=None, *, p=0.9, max_grade=None, return_residual=False)
 _P = Param("p", "probability", 0.9, "persistence", trec_eval=True)
 
 
-def _score_trec_rbp(ranked, k, p=0.9):
+def _score_trec_rbp(ranked: RankedBlock, k, p=0.9):
     g, n = judged_batch(ranked)
     return _trec_rbp(g, n, k, p, ranked.max_judged_grade())
 
 
-def _score_trec_rbp_resid(ranked, k, p=0.9):
+def _score_trec_rbp_resid(ranked: RankedBlock, k, p=0.9):
     g, n = judged_batch(ranked)
     return _trec_rbp_residual(g, n, k, p)
 
