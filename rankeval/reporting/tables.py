@@ -92,50 +92,15 @@ def report(table, format="markdown", *, digits=4, lower_is_better=None):
     system with that letter (paired t-test, Holm correction over 1 comparison,
     alpha = 0.05).
     """
-    if format not in ("markdown", "latex"):
-        raise ValueError(f'format must be "markdown" or "latex", got {format!r}')
-    if isinstance(digits, (bool, np.bool_)) or not isinstance(digits, (int, np.integer)):
-        raise TypeError(f"digits must be an int, got {digits!r}")
-    if not 0 <= digits <= 15:
-        raise ValueError(f"digits must lie in 0..15, got {digits}")
-    if isinstance(lower_is_better, str):
-        lower_is_better = (lower_is_better,)
-    need = {"system", "other", "measure", "mean", "other_mean", "difference", "significant"}
-    if not hasattr(table, "columns") or not need <= set(table.columns):
-        raise ValueError(
-            "table must be a DataFrame returned by rankeval.compare (columns "
-            f"{sorted(need)})"
-        )
-    if len(table) == 0:
-        raise ValueError("table has no comparison to report")
-    systems = list(table.attrs.get("systems", []))
-    measures = list(table.attrs.get("measures", []))
-    for _, row in table.iterrows():
-        for name in (row["system"], row["other"]):
-            if name not in systems:
-                systems.append(name)
-        if row["measure"] not in measures:
-            measures.append(row["measure"])
-    if lower_is_better is None:  # each measure's declared direction
-        found = {m: measure_of(m, table.attrs) for m in measures}
-        lower_is_better = {m for m, measure in found.items()
-                           if measure is not None and measure.lower_is_better}  # fmt: skip
+    _check_report_options(table, format, digits)
+    systems, measures = _systems_and_measures(table)
+    lower = _lower_is_better(measures, table.attrs, lower_is_better)
     letters = {name: _letter(i) for i, name in enumerate(systems)}
-    means, beats = {}, {}
-    for _, row in table.iterrows():
-        m = row["measure"]
-        means[(row["system"], m)] = float(row["mean"])
-        means[(row["other"], m)] = float(row["other_mean"])
-        if bool(row["significant"]) and row["difference"] != 0:
-            better = (row["difference"] > 0) != (m in lower_is_better)
-            winner, loser = (
-                (row["system"], row["other"]) if better else (row["other"], row["system"])
-            )
-            beats.setdefault((winner, m), set()).add(letters[loser])
+    means, beats = _means_and_marks(table, letters, lower)
     best = {}
     for m in measures:
         values = [means[(s, m)] for s in systems if (s, m) in means]
-        best[m] = min(values) if m in lower_is_better else max(values)
+        best[m] = min(values) if m in lower else max(values)
 
     def cell(s, m):
         if (s, m) not in means:
@@ -149,13 +114,88 @@ def report(table, format="markdown", *, digits=4, lower_is_better=None):
         text = rf"\textbf{{{text}}}" if v == best[m] else text
         return text + (f"$^{{{sup}}}$" if sup else "")
 
+    legend = _legend(table, measures, lower, format)
+    rows = [(s, letters[s], [cell(s, m) for m in measures]) for s in systems]
+    if format == "markdown":
+        return _markdown_table(measures, rows) + "\n\n" + legend
+    return _latex_table(measures, rows) + "\n% " + legend
+
+
+# --- the parts of report -------------------------------------------------------------------
+
+
+def _check_report_options(table, format, digits) -> None:
+    """ValueError or TypeError for an option of :func:`report` out of its range, or a
+    table that is no (non-empty) :func:`rankeval.compare` table."""
+    if format not in ("markdown", "latex"):
+        raise ValueError(f'format must be "markdown" or "latex", got {format!r}')
+    if isinstance(digits, (bool, np.bool_)) or not isinstance(digits, (int, np.integer)):
+        raise TypeError(f"digits must be an int, got {digits!r}")
+    if not 0 <= digits <= 15:
+        raise ValueError(f"digits must lie in 0..15, got {digits}")
+    need = {"system", "other", "measure", "mean", "other_mean", "difference", "significant"}
+    if not hasattr(table, "columns") or not need <= set(table.columns):
+        raise ValueError(
+            "table must be a DataFrame returned by rankeval.compare (columns "
+            f"{sorted(need)})"
+        )
+    if len(table) == 0:
+        raise ValueError("table has no comparison to report")
+
+
+def _systems_and_measures(table):
+    """The systems and the measures of a compare table, in the order its ``attrs`` give
+    (then as its rows name them)."""
+    systems = list(table.attrs.get("systems", []))
+    measures = list(table.attrs.get("measures", []))
+    for _, row in table.iterrows():
+        for name in (row["system"], row["other"]):
+            if name not in systems:
+                systems.append(name)
+        if row["measure"] not in measures:
+            measures.append(row["measure"])
+    return systems, measures
+
+
+def _lower_is_better(measures, attrs, given) -> set:
+    """The measures whose best value is the lowest: ``given`` (a name or names), else
+    each measure's declared direction (recorded in ``attrs`` or read from its label)."""
+    if isinstance(given, str):
+        return {given}
+    if given is not None:
+        return set(given)
+    found = {m: measure_of(m, attrs) for m in measures}
+    return {m for m, measure in found.items() if measure is not None and measure.lower_is_better}
+
+
+def _means_and_marks(table, letters, lower):
+    """``(means, beats)``: each (system, measure)'s mean, and the letters of the systems
+    it beats significantly on that measure (the lower mean wins for a measure in
+    ``lower``)."""
+    means, beats = {}, {}
+    for _, row in table.iterrows():
+        m = row["measure"]
+        means[(row["system"], m)] = float(row["mean"])
+        means[(row["other"], m)] = float(row["other_mean"])
+        if bool(row["significant"]) and row["difference"] != 0:
+            better = (row["difference"] > 0) != (m in lower)
+            winner, loser = (
+                (row["system"], row["other"]) if better else (row["other"], row["system"])
+            )
+            beats.setdefault((winner, m), set()).add(letters[loser])
+    return means, beats
+
+
+def _legend(table, measures, lower, format) -> str:
+    """The line under the table: what bold and the superscripts mean (test, correction,
+    level, number of comparisons), and the comparisons left untested, if any."""
     attrs = table.attrs
     untested = (
         table[table["p_value"].isna()] if "p_value" in table.columns else table.iloc[:0]
     )
     n = len(table) - len(untested)
     named = [markdown(m) if format == "markdown" else str(m)  # LaTeX: in a % comment
-             for m in measures if m in lower_is_better]  # fmt: skip
+             for m in measures if m in lower]  # fmt: skip
     lowest = f" (the lowest for {', '.join(named)})" if named else ""
     legend = (
         f"Bold: best mean of each measure{lowest}. Superscript: significantly better than the "
@@ -174,25 +214,31 @@ def report(table, format="markdown", *, digits=4, lower_is_better=None):
             f" Not tested, zero variance (the t statistic would be infinite): {pairs};"
             " the permutation or Wilcoxon test is defined there."
         )
-    if format == "markdown":
-        lines = [
-            "| system | " + " | ".join(map(markdown, measures)) + " |",
-            "| --- | " + " | ".join("---:" for _ in measures) + " |",
-        ]
-        for s in systems:
-            cells = [cell(s, m) for m in measures]
-            lines.append(f"| ({letters[s]}) {markdown(s)} | " + " | ".join(cells) + " |")
-        return "\n".join(lines) + "\n\n" + legend
+    return legend
+
+
+def _markdown_table(measures, rows) -> str:
+    """A markdown table: a header of ``measures``, one line per (system, letter, cells)."""
+    lines = [
+        "| system | " + " | ".join(map(markdown, measures)) + " |",
+        "| --- | " + " | ".join("---:" for _ in measures) + " |",
+    ]
+    for s, letter, cells in rows:
+        lines.append(f"| ({letter}) {markdown(s)} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def _latex_table(measures, rows) -> str:
+    """A LaTeX ``tabular`` with booktabs rules, as :func:`_markdown_table`."""
     lines = [
         r"\begin{tabular}{l" + "r" * len(measures) + "}",
         r"\toprule",
         "System & " + " & ".join(latex(m) for m in measures) + r" \\",
         r"\midrule",
     ]
-    for s in systems:
-        cells = [cell(s, m) for m in measures]
-        lines.append(f"({letters[s]}) {latex(s)} & " + " & ".join(cells) + r" \\")
-    lines += [r"\bottomrule", r"\end{tabular}", "% " + legend]
+    for s, letter, cells in rows:
+        lines.append(f"({letter}) {latex(s)} & " + " & ".join(cells) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}"]
     return "\n".join(lines)
 
 

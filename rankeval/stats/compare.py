@@ -944,88 +944,22 @@ def compare(
     >>> bool((table["p_adjusted"] >= table["p_value"]).all())
     True
     """
-    if isinstance(systems, Mapping):
-        items = list(systems.items())
-    else:
-        items = [(str(i), s) for i, s in enumerate(systems)]
-    if len(items) < 2:
-        raise ValueError(f"compare needs at least two systems, got {len(items)}")
-    if test not in _TESTS:
-        raise ValueError(f"test must be one of {', '.join(map(repr, _TESTS))}, got {test!r}")
-    if correction not in _CORRECTIONS:
-        raise ValueError(
-            f"correction must be one of {', '.join(map(repr, _CORRECTIONS))}, got "
-            f"{correction!r}"
-        )
-    alpha = check_probability(alpha, "alpha")
-    confidence = check_probability(confidence, "confidence")
-    _check_bootstrap_resamples(_positive_int(n_resamples, "n_resamples"), confidence)
-    names = [str(n) for n, _ in items]
-    if len(set(names)) != len(names):
-        raise ValueError(f"system names must be distinct, got {names}")
-    items = [(str(n), s) for n, s in items]
-    columns, measures = _measure_columns(items, measures)
-    if len(measures) == 1 and measures[0] == "score":
-        series_names = {getattr(s, "name", None) for _, s in items if not hasattr(s, "columns")}
-        if len(series_names) == 1 and isinstance(next(iter(series_names)), str):
-            measures = [next(iter(series_names))]
-            columns = {n: {measures[0]: c["score"]} for n, c in columns.items()}
+    items, names = _named_systems(systems)
+    alpha, confidence = _check_compare_options(test, correction, alpha, confidence, n_resamples)
+    columns, measures = _compared_columns(items, measures)
     _check_one_query_order(columns, measures)
     known = _column_measures(columns, measures)
-    if baseline is not None:
-        if str(baseline) not in columns:
-            raise ValueError(f"baseline {baseline!r} is not one of the systems {names}")
-        pairs = [(n, str(baseline)) for n in names if n != str(baseline)]
-    else:
-        pairs = [(names[i], names[j]) for i in range(len(names)) for j in range(i + 1, len(names))]
+    pairs = _pairs(names, baseline, columns)
     rng = _rng(seed)
-    rows = []
-    for measure in measures:
-        kind = "mean" if known[measure] is None else known[measure].aggregate
-        for s, o in pairs:
-            where = f"{s} vs {o}, {measure}"
-            try:
-                x, y = _paired(columns[s][measure], columns[o][measure], names=(s, o))
-                # what is tested: the values whose mean orders the systems as their
-                # summaries do (see Notes): the floored logs of a geometric mean
-                tx, ty = (x, y) if kind != "gmean" else (
-                    np.log(np.maximum(x, GM_FLOOR)), np.log(np.maximum(y, GM_FLOOR)))
-                try:
-                    t = paired_test(tx, ty, test=test, n_resamples=n_resamples, seed=rng)
-                except _ZeroVariance:
-                    t = PairedTest(test, math.nan, math.nan)  # no t-test: see Returns
-                low, high = bootstrap_ci(
-                    tx, ty, confidence=confidence, n_resamples=n_resamples, seed=rng
-                )
-            except (ValueError, TypeError) as error:
-                raise type(error)(f"{where}: {error}") from None
-            e = effect_size(tx, ty)
-            scale = x.size if kind == "sum" else 1  # a count: the difference of the sums
-            rows.append(
-                {
-                    "system": s,
-                    "other": o,
-                    "measure": measure,
-                    "mean": _summary(x, known[measure]),
-                    "other_mean": _summary(y, known[measure]),
-                    "difference": e["mean_difference"] * scale,
-                    "ci_low": low * scale,
-                    "ci_high": high * scale,
-                    "cohens_d": e["cohens_d"],
-                    "statistic": t.statistic,
-                    "p_value": t.pvalue,
-                }
-            )
+    rows = [
+        _comparison(columns, s, o, measure, known[measure], test, confidence, n_resamples, rng)
+        for measure in measures
+        for s, o in pairs
+    ]
     import pandas as pd
 
     table = pd.DataFrame(rows)
-    p = table["p_value"].to_numpy(dtype=np.float64)
-    tested = ~np.isnan(p)  # NaN: a t-test on zero variance, not asked (see Returns)
-    adjusted = np.full(p.shape, np.nan)
-    if tested.any():
-        adjusted[tested] = adjust_pvalues(p[tested], correction)
-    table["p_adjusted"] = adjusted
-    table["significant"] = tested & (adjusted <= alpha)
+    _correct_together(table, correction, alpha)
     table.attrs.update(
         test=test,
         correction=correction,
@@ -1038,3 +972,108 @@ def compare(
     # what each column is, for report's direction (and anyone reading the table)
     table.attrs[MEASURES_ATTR] = {str(k): str(m) for k, m in known.items() if m is not None}
     return table
+
+
+# --- the parts of compare ------------------------------------------------------------------
+
+
+def _named_systems(systems):
+    """``(items, names)``: the systems as (name, scores) pairs, named ``"0"``, ``"1"``,
+    ... when given as a list; ValueError for fewer than two or a name given twice."""
+    if isinstance(systems, Mapping):
+        items = list(systems.items())
+    else:
+        items = [(str(i), s) for i, s in enumerate(systems)]
+    if len(items) < 2:
+        raise ValueError(f"compare needs at least two systems, got {len(items)}")
+    names = [str(n) for n, _ in items]
+    if len(set(names)) != len(names):
+        raise ValueError(f"system names must be distinct, got {names}")
+    return [(str(n), s) for n, s in items], names
+
+
+def _check_compare_options(test, correction, alpha, confidence, n_resamples):
+    """``(alpha, confidence)``, checked, after the test, the correction and the number
+    of resamples (enough for the bootstrap interval)."""
+    if test not in _TESTS:
+        raise ValueError(f"test must be one of {', '.join(map(repr, _TESTS))}, got {test!r}")
+    if correction not in _CORRECTIONS:
+        raise ValueError(
+            f"correction must be one of {', '.join(map(repr, _CORRECTIONS))}, got "
+            f"{correction!r}"
+        )
+    alpha = check_probability(alpha, "alpha")
+    confidence = check_probability(confidence, "confidence")
+    _check_bootstrap_resamples(_positive_int(n_resamples, "n_resamples"), confidence)
+    return alpha, confidence
+
+
+def _compared_columns(items, measures):
+    """:func:`_measure_columns`, with the one column of arrays and Series named by the
+    Series' common name (a str), when they have one, instead of ``"score"``."""
+    columns, measures = _measure_columns(items, measures)
+    if len(measures) == 1 and measures[0] == "score":
+        series_names = {getattr(s, "name", None) for _, s in items if not hasattr(s, "columns")}
+        if len(series_names) == 1 and isinstance(next(iter(series_names)), str):
+            measures = [next(iter(series_names))]
+            columns = {n: {measures[0]: c["score"]} for n, c in columns.items()}
+    return columns, measures
+
+
+def _pairs(names, baseline, columns):
+    """The (system, other) pairs compared: every system against ``baseline``, or every
+    pair in the given order."""
+    if baseline is None:
+        return [(names[i], names[j]) for i in range(len(names)) for j in range(i + 1, len(names))]
+    if str(baseline) not in columns:
+        raise ValueError(f"baseline {baseline!r} is not one of the systems {names}")
+    return [(n, str(baseline)) for n in names if n != str(baseline)]
+
+
+def _comparison(columns, s, o, measure, known, test, confidence, n_resamples, rng) -> dict:
+    """One row of :func:`compare`'s table: system ``s`` against ``o`` on ``measure``
+    (``known``: its :class:`rankeval.Measure`, or None for a column that is no measure),
+    before the correction. Errors name the pair and the measure."""
+    kind = "mean" if known is None else known.aggregate
+    where = f"{s} vs {o}, {measure}"
+    try:
+        x, y = _paired(columns[s][measure], columns[o][measure], names=(s, o))
+        # what is tested: the values whose mean orders the systems as their
+        # summaries do (see Notes): the floored logs of a geometric mean
+        tx, ty = (x, y) if kind != "gmean" else (
+            np.log(np.maximum(x, GM_FLOOR)), np.log(np.maximum(y, GM_FLOOR)))
+        try:
+            t = paired_test(tx, ty, test=test, n_resamples=n_resamples, seed=rng)
+        except _ZeroVariance:
+            t = PairedTest(test, math.nan, math.nan)  # no t-test: see Returns
+        low, high = bootstrap_ci(tx, ty, confidence=confidence, n_resamples=n_resamples,
+                                 seed=rng)  # fmt: skip
+    except (ValueError, TypeError) as error:
+        raise type(error)(f"{where}: {error}") from None
+    e = effect_size(tx, ty)
+    scale = x.size if kind == "sum" else 1  # a count: the difference of the sums
+    return {
+        "system": s,
+        "other": o,
+        "measure": measure,
+        "mean": _summary(x, known),
+        "other_mean": _summary(y, known),
+        "difference": e["mean_difference"] * scale,
+        "ci_low": low * scale,
+        "ci_high": high * scale,
+        "cohens_d": e["cohens_d"],
+        "statistic": t.statistic,
+        "p_value": t.pvalue,
+    }
+
+
+def _correct_together(table, correction, alpha) -> None:
+    """Add ``p_adjusted`` (every tested row's p-value corrected together) and
+    ``significant`` to ``table``; a row not tested (NaN) stays NaN and not significant."""
+    p = table["p_value"].to_numpy(dtype=np.float64)
+    tested = ~np.isnan(p)  # NaN: a t-test on zero variance, not asked (see Returns)
+    adjusted = np.full(p.shape, np.nan)
+    if tested.any():
+        adjusted[tested] = adjust_pvalues(p[tested], correction)
+    table["p_adjusted"] = adjusted
+    table["significant"] = tested & (adjusted <= alpha)
