@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from measure_table import MEASURES
 
 import rankeval
 from rankeval.evaluation.core import score_ranked
@@ -24,61 +25,13 @@ from rankeval.measures import DECLARATIONS, parse_measure
 from rankeval.metrics.portable import row_sum
 from rankeval.ranking import rank_run
 
-# name -> spellings: without a cut-off (when allowed), shallow and deep cut-offs, and the
-# parameters that change the kernel's path (graded gains, another threshold, rounding)
-SPELLINGS = {
-    "11pt_avg": ["11pt_avg", "11pt_avg(rel=2)", "11pt_avg(rounding='trec_eval9')"],
-    "AP": ["AP", "AP@5", "AP@200", "AP(rel=2)@50"],
-    "AR": ["AR", "AR@5", "AR@200"],
-    "Bpref": ["Bpref", "Bpref(rel=2)"],
-    "DCG": ["DCG", "DCG@5", "DCG@200", "DCG(gain='exponential')@50",
-            "DCG(gains={0:0,1:1,2:3,3:7,4:15})"],
-    "ERR": ["ERR", "ERR@5", "ERR@200"],
-    "FRP": ["FRP@5", "FRP@500", "FRP(rel=2)@500"],
-    "G": ["G"],
-    "GAP": ["GAP", "GAP@5", "GAP@200"],
-    "GMAP": ["GMAP", "GMAP(rel=2)"],
-    "GMBpref": ["GMBpref"],
-    "Hits": ["Hits", "Hits@5"],
-    "IPrec": ["IPrec@0.2", "IPrec@0.0", "IPrec(rounding='trec_eval9')@0.3"],
-    "Judged": ["Judged@5", "Judged@200"],
-    "MR": ["MR@5", "MR@500", "MR(rel=2)@500"],
-    "NumNonRelJudgedRet": ["NumNonRelJudgedRet"],
-    "NumQ": ["NumQ"],
-    "NumRel": ["NumRel"],
-    "NumRelRet": ["NumRelRet"],
-    "NumRet": ["NumRet"],
-    "P": ["P", "P@5", "P@200"],
-    "R": ["R", "R@5", "R@200"],
-    "RBP": ["RBP", "RBP(p=0.5)@5", "RBP(p=0.95)", "RBP(max_grade=4)", "RBP(p=0.7,max_grade=4)@50"],
-    "RR": ["RR", "RR@5", "RR(rel=2)"],
-    "RelP": ["RelP@5", "RelP@200"],
-    "Rndcg": ["Rndcg", "Rndcg(rel=2)"],
-    "Rprec": ["Rprec", "Rprec(rel=2)"],
-    "RprecMult": ["RprecMult@0.5", "RprecMult@2"],
-    "SetF": ["SetF", "SetF(beta=0.5)"],
-    "SetMAP": ["SetMAP"],
-    "SetP": ["SetP"],
-    "SetR": ["SetR"],
-    "SetRelP": ["SetRelP"],
-    "Success": ["Success", "Success@5"],
-    "Unj": ["Unj@5", "Unj@200"],
-    "Utility": ["Utility", "Utility(coefficients={1,-0.3,0,0})"],
-    "binG": ["binG"],
-    "infAP": ["infAP", "infAP(rel=2)"],
-    "nDCG": ["nDCG", "nDCG@5", "nDCG@200", "nDCG(gain='exponential')@50",
-             "nDCG(gains={0:0,1:1,2:3,3:7,4:15})"],
-    "ndcg_rel": ["ndcg_rel"],
-    "trec_rbp": ["trec_rbp", "trec_rbp@5", "trec_rbp(p=0.5)@200"],
-    "trec_rbp_resid": ["trec_rbp_resid", "trec_rbp_resid@5", "trec_rbp_resid(p=0.5)@200"],
-}  # fmt: skip
-
-DIVERSITY = {
-    "alpha-nDCG": ["alpha-nDCG@5", "alpha-nDCG@200"],
-    "alpha-DCG": ["alpha-DCG@5", "alpha-DCG@200"],
-    "ERR-IA": ["ERR-IA@5", "ERR-IA@200"],
-    "nERR-IA": ["nERR-IA@5", "nERR-IA@200"],
-}
+# name -> spellings, from the one table of measures (tests/measure_table.py): without a
+# cut-off (when allowed), shallow and deep cut-offs, and the parameters that change the
+# kernel's path (graded gains, another threshold, rounding)
+SPELLINGS = {n: r.spellings for n, r in MEASURES.items()
+             if n in DECLARATIONS and DECLARATIONS[n].needs == "ranking"}  # fmt: skip
+DIVERSITY = {n: r.spellings for n, r in MEASURES.items()
+             if n in DECLARATIONS and DECLARATIONS[n].needs == "subtopics"}  # fmt: skip
 
 RANKING = sorted(SPELLINGS)
 #: tie-averaged (scikit-learn's) gains: the measures declared for ties="average"
@@ -88,7 +41,7 @@ LONG_DOCS = 700
 
 
 def test_every_declaration_is_covered():
-    assert set(DECLARATIONS) == set(SPELLINGS) | set(DIVERSITY)
+    assert set(DECLARATIONS) == set(MEASURES)
     for name, spellings in {**SPELLINGS, **DIVERSITY}.items():
         assert all(parse_measure(s).name == name for s in spellings)
 

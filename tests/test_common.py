@@ -1,8 +1,9 @@
 """Checks that every metric function must pass, over one registry of all of them.
 
 The pattern of scikit-learn's ``metrics/tests/test_common.py``: each metric is
-registered once with a way to call it (its cut-off, threshold, scale...), and
-the invariants shared by all metrics are tested here, for every one of them:
+registered once with a way to call it (its cut-off, threshold, scale...), in its
+measure's row of the one table of measures (``tests/measure_table.py``, ``functions``),
+and the invariants shared by all metrics are tested here, for every one of them:
 
 - a batch gives the values of its queries one by one;
 - a ragged list of lists gives the values of the same lists zero-padded into a
@@ -19,30 +20,24 @@ Module-specific behaviour (formulas, conventions, options) stays in
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
-
 import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from measure_table import MEASURES, Metric
 
 import rankeval
 from rankeval import (
     average_precision,
     average_recall,
-    dcg,
-    err,
     first_relevant_position,
-    graded_average_precision,
     hit_at_k,
     hits_at_k,
     inversions,
     mean_rank,
     ndcg,
     precision_at_k,
-    rbp,
     recall_at_k,
     reciprocal_rank,
 )
@@ -50,88 +45,12 @@ from rankeval import (
 FEW = settings(max_examples=25)
 
 
-@dataclass(frozen=True)
-class Metric:
-    """How to call one metric on a ranking (or a batch of rankings)."""
-
-    name: str
-    call: Callable
-    max_grade: int = 3  # inputs are whole grades 0..max_grade
-    pad_neutral: bool = True  # zero padding a ragged batch leaves every value unchanged
-    judged: bool = False  # NaN (unjudged) and negative grades are valid input
-    k: Callable | None = None  # call with a cut-off k, to test bad cut-offs
-    extra: dict = field(default_factory=dict)
-
-
-def _get(name):
-    return getattr(rankeval, name)
-
-
-METRICS = [
-    Metric("hits_at_k", lambda r: hits_at_k(r, 3), k=lambda r, k: hits_at_k(r, k)),
-    # without k, precision divides by each list's own length: padding changes it
-    Metric("precision_at_k", lambda r: precision_at_k(r, 4), k=lambda r, k: precision_at_k(r, k)),
-    Metric("precision_at_k(whole list)", lambda r: precision_at_k(r), pad_neutral=False),
-    Metric("precision_at_k(retrieved)", lambda r: precision_at_k(r, 5, divide_by="retrieved"),
-           pad_neutral=False),
-    Metric("precision_at_k(threshold=2)", lambda r: precision_at_k(r, 3, threshold=2)),
-    Metric("recall_at_k", lambda r: recall_at_k(r, 3), k=lambda r, k: recall_at_k(r, k)),
-    Metric("recall_at_k(n_relevant=20)", lambda r: recall_at_k(r, 5, n_relevant=20)),
-    Metric("hit_at_k", lambda r: hit_at_k(r, 2), k=lambda r, k: hit_at_k(r, k)),
-    Metric("average_precision", lambda r: average_precision(r),
-           k=lambda r, k: average_precision(r, k)),
-    Metric("average_precision@3", lambda r: average_precision(r, 3)),
-    Metric("average_precision(in_top_k)", lambda r: average_precision(r, 4, n_relevant="in_top_k")),
-    Metric("average_precision(n_relevant=20)", lambda r: average_precision(r, n_relevant=20)),
-    Metric("average_recall", lambda r: average_recall(r, 5),
-           k=lambda r, k: average_recall(r, k)),
-    Metric("graded_average_precision", lambda r: graded_average_precision(r, max_grade=3),
-           k=lambda r, k: graded_average_precision(r, k, max_grade=3)),
-    Metric("graded_average_precision(probabilities)",
-           lambda r: graded_average_precision(r, 4, grade_probabilities=[0.5, 0.3, 0.2])),
-    Metric("reciprocal_rank", lambda r: reciprocal_rank(r),
-           k=lambda r, k: reciprocal_rank(r, k)),
-    Metric("dcg", lambda r: dcg(r), k=lambda r, k: dcg(r, k)),
-    Metric("dcg(exponential, jarvelin)",
-           lambda r: dcg(r, 5, gain="exponential", discount="jarvelin", log_base=3)),
-    Metric("ndcg", lambda r: ndcg(r, 5), k=lambda r, k: ndcg(r, k)),
-    Metric("ndcg(exponential, zipf)",
-           lambda r: ndcg(r, gain="exponential", discount="zipf", power_exponent=2)),
-    Metric("err", lambda r: err(r, max_grade=3), k=lambda r, k: err(r, k, max_grade=3)),
-    Metric("err(p=0.7)", lambda r: err(r, 4, max_grade=3, p=0.7)),
-    # the sigmoid gives grade 0 a positive stopping probability, padding would count
-    Metric("err(sigmoid)", lambda r: err(r, transform="sigmoid", beta=1.5), pad_neutral=False),
-    Metric("rbp", lambda r: rbp(r, p=0.8), max_grade=1, k=lambda r, k: rbp(r, k)),
-    # without k, the "not found" value is each list's length + 1: padding changes it
-    Metric("mean_rank", lambda r: mean_rank(r, 5), k=lambda r, k: mean_rank(r, k)),
-    Metric("mean_rank(whole list)", lambda r: mean_rank(r), pad_neutral=False),
-    Metric("mean_rank(drop)", lambda r: mean_rank(r, 3, beyond="drop", not_found=100)),
-    Metric("first_relevant_position", lambda r: first_relevant_position(r, 4),
-           k=lambda r, k: first_relevant_position(r, k)),
+# every way of calling a public metric function: the rows' functions of the one table of
+# measures (tests/measure_table.py), and the functions that are no measure of evaluate
+METRICS = [m for row in MEASURES.values() for m in row.functions] + [
     Metric("inversions", lambda r: inversions(r), k=lambda r, k: inversions(r, k)),
     Metric("inversions@4", lambda r: inversions(r, 4)),
-    Metric("relative_precision", lambda r: rankeval.relative_precision(r, 3),
-           k=lambda r, k: rankeval.relative_precision(r, k)),
 ]
-
-# The measures that read judgments as trec_eval does (NaN = unjudged); padding a
-# ragged batch with 0 would turn "not retrieved" into "retrieved, not relevant".
-JUDGED = [
-    ("r_precision", lambda f: lambda r: f(r), None),
-    ("bpref", lambda f: lambda r: f(r, n_relevant=20, n_nonrelevant=20), None),
-    ("interpolated_precision", lambda f: lambda r: f(r, 0.3), None),
-    ("eleven_point_average", lambda f: lambda r: f(r), None),
-    ("judged_at_k", lambda f: lambda r: f(r, 5), lambda f: lambda r, k: f(r, k)),
-    ("set_precision", lambda f: lambda r: f(r), None),
-    ("set_recall", lambda f: lambda r: f(r, n_relevant=20), None),
-    ("set_f", lambda f: lambda r: f(r, beta=2), None),
-    ("inferred_average_precision", lambda f: lambda r: f(r, n_relevant=20), None),
-    ("trec_rbp", lambda f: lambda r: f(r, 10), lambda f: lambda r, k: f(r, k)),
-]
-for _name, _call, _k in JUDGED:
-    _f = _get(_name)
-    METRICS.append(Metric(_name, _call(_f), pad_neutral=False, judged=True,
-                          k=None if _k is None else _k(_f)))
 
 BY_NAME = {m.name: m for m in METRICS}
 NAMES = list(BY_NAME)

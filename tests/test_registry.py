@@ -1,8 +1,9 @@
 """Tests driven by the registry: every declared measure, through every path.
 
-Each measure has one row below: how its public function is called on one query's
-ranked grades (``ROWS``), or on one query's subtopic matrices (``SUBTOPIC_ROWS``).
-A measure added to the registry without a row fails ``test_every_declaration_has_a_row``;
+Each measure has one row in ``tests/measure_table.py`` (the one table of measures
+that this file, ``test_bitexact.py`` and ``test_common.py`` read): its spelling and its
+value on one query's ranked grades, or on one query's subtopic matrices. A measure added
+to the registry without a row fails ``test_every_declaration_has_a_row``;
 with its row, it goes through every test of this file: ``evaluate`` per query equals
 the function, its names round-trip, its values stay in its declared bounds, and the
 paths that must agree (chunked scoring, ``evaluate_groups``, a distributed partition,
@@ -14,170 +15,29 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from measure_table import MEASURES
 
 import rankeval
 import rankeval.evaluation.runs as runs
 from rankeval.distributed.partition import evaluate_partition, union
 from rankeval.measures import DECLARATIONS, parse_measure, parse_trec_eval, trec_eval_name
 
-
-def _z(g):
-    """Unjudged (NaN) as grade 0: what the measures that do not read judgments see."""
-    return np.nan_to_num(g, nan=0.0)
-
-
-# trec_eval's measures without a public function: one query, written out with loops as
-# trec_eval 10's m_*.c files compute them (tests/test_trec_eval_quicktest.py checks the
-# values against trec_eval's own expected output)
-
-
-def _set_map(g, J):
-    hits, n, r = (_z(g) >= 1).sum(), len(g), (J >= 1).sum()
-    return hits * hits / (n * r) if n and r else 0.0
-
-
-def _set_relative_p(g, J):
-    hits, n, r = (_z(g) >= 1).sum(), len(g), (J >= 1).sum()
-    return hits / min(n, r) if n and r else 0.0
-
-
-def _bin_g(g, J):
-    r = (J >= 1).sum()
-    total, nonrel = 0.0, 0
-    for x in _z(g):
-        if x >= 1:
-            total += 1 / np.log2(2 + nonrel)
-        else:
-            nonrel += 1
-    return total / r if r else 0.0
-
-
-def _rprec_mult(g, J, times):
-    cut = int(times * (J >= 1).sum() + 0.9)
-    return (_z(g)[:cut] >= 1).sum() / cut if cut else 0.0
-
-
-def _ideal(J):
-    return sorted((x for x in J if x > 0), reverse=True)
-
-
-def _g(g, J):
-    ideal = _ideal(J)
-    if not sum(ideal):
-        return 0.0
-    total = cost = gained = 0.0
-    for i, x in enumerate(np.maximum(_z(g), 0)):
-        cost += max(ideal[i] if i < len(ideal) else 0.0, 1.0)
-        gained += x
-        if x:
-            total += x / np.log2(2 + cost - gained)
-    return total / sum(ideal)
-
-
-def _cumulative_dcg(values, width):
-    out, acc = [], 0.0
-    for i in range(width):
-        acc += (values[i] if i < len(values) else 0.0) / np.log2(i + 2)
-        out.append(acc)
-    return out
-
-
-def _ndcg_rel(g, J):
-    gains, ideal = list(np.maximum(_z(g), 0)), _ideal(J)
-    width = max(len(gains), len(ideal)) + 2
-    dcg, idcg = _cumulative_dcg(gains, width), _cumulative_dcg(ideal, width)
-    total = sum(dcg[i] / idcg[i] for i, x in enumerate(gains) if x > 0)
-    found = sum(1 for x in gains if x > 0)
-    total += (len(ideal) - found) * (dcg[-1] / idcg[-1] if idcg[-1] > 0 else 0.0)
-    return total / max(len(ideal), 1) if total > 0 else 0.0
-
-
-def _rndcg(g, J):
-    gains, ideal = list(np.maximum(_z(g), 0)), _ideal(J)
-    width = max(len(gains), len(ideal)) + 2
-    dcg, idcg = _cumulative_dcg(gains, width), _cumulative_dcg(ideal, width)
-    padded = ideal + [0.0] * (width - len(ideal))
-    total, count = 0.0, 0
-    for i in range(1, len(ideal) + 1):  # where the ideal gain changes, the nDCG above
-        if padded[i] != padded[i - 1] and idcg[i - 1] > 0:
-            total += dcg[i - 1] / idcg[i - 1]
-            count += 1
-    if len(gains) > len(ideal) + 1 and idcg[-1] > 0:
-        total += dcg[-1] / idcg[-1]
-        count += 1
-    return total / count if (J >= 1).sum() and count else 0.0
-
-
-# name -> (spelling, call): call(f, g, J) is the value of the measure's public function
-# ``f`` for a query whose ranked grades are ``g`` (NaN: unjudged) and whose judged grades
-# (every one, retrieved or not) are ``J``; R = J >= 1 counts the relevant documents
-ROWS = {
-    "P": ("P@3", lambda f, g, J: f(_z(g), 3)),
-    "R": ("R@3", lambda f, g, J: f(_z(g), 3, n_relevant=(J >= 1).sum())),
-    "Hits": ("Hits@3", lambda f, g, J: f(_z(g), 3)),
-    "Success": ("Success@3", lambda f, g, J: f(_z(g), 3)),
-    "AP": ("AP", lambda f, g, J: f(_z(g), n_relevant=(J >= 1).sum())),
-    "RR": ("RR", lambda f, g, J: f(_z(g))),
-    "nDCG": ("nDCG@5", lambda f, g, J: f(_z(g), 5, ideal=J)),
-    "DCG": ("DCG@5", lambda f, g, J: f(_z(g), 5)),
-    "ERR": ("ERR@5", lambda f, g, J: f(_z(g), 5, max_grade=4)),
-    "RBP": ("RBP(p=0.7)@5", lambda f, g, J: f((_z(g) >= 1).astype(float), 5, p=0.7)),
-    "AR": ("AR", lambda f, g, J: f(_z(g), n_relevant=(J >= 1).sum())),
-    "GAP": ("GAP", lambda f, g, J: f(
-        _z(g), max_grade=4, grade_counts=np.bincount(J.astype(int), minlength=5)[1:])),
-    "MR": ("MR@10", lambda f, g, J: f(_z(g), 10, n_relevant=(J >= 1).sum())),
-    "FRP": ("FRP@10", lambda f, g, J: f(_z(g), 10)),
-    "Rprec": ("Rprec", lambda f, g, J: f(g, n_relevant=(J >= 1).sum())),
-    "Bpref": ("Bpref", lambda f, g, J: f(
-        g, n_relevant=(J >= 1).sum(), n_nonrelevant=(J < 1).sum())),
-    "IPrec": ("IPrec@0.2", lambda f, g, J: f(g, 0.2, n_relevant=(J >= 1).sum())),
-    "11pt_avg": ("11pt_avg", lambda f, g, J: f(g, n_relevant=(J >= 1).sum())),
-    "infAP": ("infAP", lambda f, g, J: f(g, n_relevant=(J >= 1).sum())),
-    "Judged": ("Judged@5", lambda f, g, J: f(g, 5)),
-    "SetP": ("SetP", lambda f, g, J: f(g)),
-    "SetR": ("SetR", lambda f, g, J: f(g, n_relevant=(J >= 1).sum())),
-    "SetF": ("SetF(beta=2)", lambda f, g, J: f(g, n_relevant=(J >= 1).sum(), beta=2)),
-    "trec_rbp": ("trec_rbp@5", lambda f, g, J: f(g, 5, max_grade=J.max())),
-    "trec_rbp_resid": ("trec_rbp_resid@5", lambda f, g, J: f(
-        g, 5, max_grade=J.max(), return_residual=True)[1]),
-    "GMAP": ("GMAP", lambda f, g, J: f(_z(g), n_relevant=(J >= 1).sum())),
-    "GMBpref": ("GMBpref", lambda f, g, J: f(
-        g, n_relevant=(J >= 1).sum(), n_nonrelevant=(J < 1).sum())),
-    "RelP": ("RelP@3", lambda f, g, J: f(_z(g), 3, n_relevant=(J >= 1).sum())),
-    "SetMAP": ("SetMAP", lambda f, g, J: _set_map(g, J)),
-    "SetRelP": ("SetRelP", lambda f, g, J: _set_relative_p(g, J)),
-    "Utility": ("Utility", lambda f, g, J: 2 * (_z(g) >= 1).sum() - len(g)),
-    "binG": ("binG", lambda f, g, J: _bin_g(g, J)),
-    "G": ("G", lambda f, g, J: _g(g, J)),
-    "ndcg_rel": ("ndcg_rel", lambda f, g, J: _ndcg_rel(g, J)),
-    "Rndcg": ("Rndcg", lambda f, g, J: _rndcg(g, J)),
-    "NumNonRelJudgedRet": ("NumNonRelJudgedRet", lambda f, g, J: (
-        (~np.isnan(g)) & (_z(g) < 1)).sum()),
-    "RprecMult": ("RprecMult@0.5", lambda f, g, J: _rprec_mult(g, J, 0.5)),
-    "Unj": ("Unj@5", lambda f, g, J: np.isnan(g[:5]).sum() / 5),
-    "NumQ": ("NumQ", lambda f, g, J: 1),
-    "NumRet": ("NumRet", lambda f, g, J: len(g)),
-    "NumRel": ("NumRel", lambda f, g, J: (J >= 1).sum()),
-    "NumRelRet": ("NumRelRet", lambda f, g, J: (_z(g) >= 1).sum()),
-}  # fmt: skip
-
-# name -> (spelling, call): call(f, run_matrix, judged_matrix) for the diversity measures
-SUBTOPIC_ROWS = {
-    "alpha-nDCG": ("alpha-nDCG@5", lambda f, r, j: f(r, 5, judgments=j)),
-    "alpha-DCG": ("alpha-DCG@5", lambda f, r, j: f(r, 5, judgments=j,
-                                                   normalization="ideal_ideal")),
-    "ERR-IA": ("ERR-IA@5", lambda f, r, j: f(r, 5, judgments=j)),
-    "nERR-IA": ("nERR-IA@5", lambda f, r, j: f(r, 5, judgments=j, normalization="ideal")),
-}  # fmt: skip
+# name -> (spelling, oracle) from the one table of measures (tests/measure_table.py):
+# oracle(f, g, J) for one query's ranked grades, oracle(f, runs, judged) for one query's
+# subtopic matrices (the diversity measures)
+ROWS = {n: (r.spelling, r.oracle) for n, r in MEASURES.items()
+        if n in DECLARATIONS and DECLARATIONS[n].needs == "ranking"}  # fmt: skip
+SUBTOPIC_ROWS = {n: (r.spelling, r.oracle) for n, r in MEASURES.items()
+                 if n in DECLARATIONS and DECLARATIONS[n].needs == "subtopics"}  # fmt: skip
 
 RANKING = sorted(ROWS)
 SUBTOPICS = sorted(SUBTOPIC_ROWS)
 
 
 def test_every_declaration_has_a_row():
-    assert set(DECLARATIONS) == set(ROWS) | set(SUBTOPIC_ROWS)
-    assert all(DECLARATIONS[n].needs == "ranking" for n in ROWS)
-    assert all(DECLARATIONS[n].needs == "subtopics" for n in SUBTOPIC_ROWS)
+    # one row in tests/measure_table.py per declared measure, and no row of a measure
+    # that is not declared
+    assert set(DECLARATIONS) == set(MEASURES)
 
 
 def test_every_metric_module_is_registered():
