@@ -20,7 +20,8 @@ A row per declared measure (``MEASURES``, keyed by the declaration's name), read
   (GMAP: AP's).
 
 Adding a measure is its module, one line in ``rankeval/measures/registry.py`` and one
-row here; ``test_every_declaration_has_a_row`` (``test_registry.py``) fails without it.
+row here (its functions called as ``rankeval.<name>``, so no import changes);
+``test_every_declaration_has_a_row`` (``test_registry.py``) fails without it.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+import rankeval  # a new row may call rankeval.<its function>
 from rankeval import (
     average_precision,
     average_recall,
@@ -51,7 +53,6 @@ from rankeval import (
     rbp,
     recall_at_k,
     reciprocal_rank,
-    relative_precision,
     set_f,
     set_precision,
     set_recall,
@@ -338,8 +339,8 @@ MEASURES = {
     "RelP": Row(
         "RelP@3", lambda f, g, J: f(_z(g), 3, n_relevant=(J >= 1).sum()),
         ["RelP@5", "RelP@200"],
-        (Metric("relative_precision", lambda r: relative_precision(r, 3),
-                k=lambda r, k: relative_precision(r, k)),)),
+        (Metric("relative_precision", lambda r: rankeval.relative_precision(r, 3),
+                k=lambda r, k: rankeval.relative_precision(r, k)),)),
     "trec_rbp": Row(
         "trec_rbp@5", lambda f, g, J: f(g, 5, max_grade=J.max()),
         ["trec_rbp", "trec_rbp@5", "trec_rbp(p=0.5)@200"],
