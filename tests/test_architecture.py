@@ -391,3 +391,21 @@ def test_the_folders_of_architecture_md_exist():
     for layer, (folder, _) in _layer_table().items():
         for name in re.findall(r"`([^`]+)`", folder):
             assert (ROOT / name).exists(), f"{layer}: {name} is not in rankeval/"
+
+
+def test_the_ranking_package_keeps_the_names_of_ranking_py():
+    """ranking.py became the package rankeval/ranking/: every name it offered, public
+    or imported by tests and benchmarks, is still there, and the public functions stay
+    functions (no module of the package is named like one of them)."""
+    import rankeval.ranking as ranking
+
+    for name in ("RankedRun", "rank_run", "release_memory", "check_options",
+                 "by_query_and_score", "columns_of", "compared_scores", "ranked_ids",
+                 "TIES", "IDEAL", "MISSING", "SCORE_PRECISION", "GRADES",
+                 "_inner_join", "_rank_order", "_stable_order"):  # fmt: skip
+        assert hasattr(ranking, name), name
+    for path in (ROOT / "ranking").glob("*.py"):
+        importlib_name = _module_name(path)
+        __import__(importlib_name)
+    assert callable(ranking.rank_run) and not isinstance(ranking.rank_run, type(ranking))
+    assert callable(ranking.ranked_ids) and not isinstance(ranking.ranked_ids, type(ranking))

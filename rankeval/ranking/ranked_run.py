@@ -26,6 +26,12 @@ class RankedRun(RankedGrades, JudgmentCounts):
     Build it with :func:`rank_run`. The ``n`` queries are in ``query_ids``
     order; query ``i``'s ranked grades are ``grades[offsets[i]:offsets[i+1]]``.
 
+    Its methods come in two parts: the ranked grades as the metric functions take
+    them (:meth:`padded`, :meth:`ragged`, :meth:`tie_groups_padded`), and what the
+    judgments say about each query (:meth:`n_relevant`, :meth:`n_judged`,
+    :meth:`n_judged_nonrelevant`, :meth:`max_judged_grade`, :meth:`ideal_grades`,
+    :meth:`grade_counts`, :meth:`checked_pool`).
+
     Attributes
     ----------
     query_ids : ndarray of shape (n,)
