@@ -228,7 +228,7 @@ def counterfactual_dcg(clicks, shown, target, *, examination, placement=None, k=
         each item of ``target`` (any value at a -1 pad); required by ``"dm"`` and
         ``"dr"``, refused by the others.
     prefix_placement : array_like of float, shape (n_impressions, n), optional
-        :math:`\Phi_{tj}`, the probability that the logging ranker showed exactly
+        :math:`\phi_{t,\le j}`, the probability that the logging ranker showed exactly
         ``shown[t, :j+1]`` as its top :math:`j`; required by ``"cascade_ips"`` and
         ``"list_ips"``, refused by the others.
 
@@ -270,13 +270,13 @@ def counterfactual_dcg(clicks, shown, target, *, examination, placement=None, k=
            \Big(\frac{c_{tj}}{e_j} - \hat\pi(y_{tj})\Big)\Big].
 
     The cascade (RIPS) and whole-list estimators [5]_ [6]_ weigh a click by the
-    probability of the logged prefix, :math:`A_{tj} = \prod_{i \le j} a_{ti}`:
+    probability of the logged prefix, :math:`a_{t,\le j} = \prod_{i \le j} a_{ti}`:
 
     .. math::
        \hat{\mathcal{V}}_{\text{cascade}} = \frac{1}{T}\sum_{t}\sum_{j \le k}
-           \frac{A_{tj}\, c_{tj}\,w(j)}{\Phi_{tj}\,e_j},\qquad
+           \frac{a_{t,\le j}\, c_{tj}\,w(j)}{\phi_{t,\le j}\,e_j},\qquad
        \hat{\mathcal{V}}_{\text{list}} = \frac{1}{T}\sum_{t}
-           \frac{A_{tk}}{\Phi_{tk}}\sum_{j \le k} \frac{c_{tj}\,w(j)}{e_j}.
+           \frac{a_{t,\le k}}{\phi_{t,\le k}}\sum_{j \le k} \frac{c_{tj}\,w(j)}{e_j}.
 
     Under the position-based click model, item-IPS is unbiased when every candidate
     is shown in every impression, and IPS when the logger puts each item of the new
@@ -379,10 +379,10 @@ prefix_placement
     normal approximation, which heavy-tailed weights (small :math:`\phi`) undermine
     first.
 
-    The effective sample size [2]_ of the weights :math:`v_{tj} = a_{tj}/\phi_{tj}`
+    The effective sample size [2]_ of the weights :math:`\omega_{tj} = a_{tj}/\phi_{tj}`
     over the target slots,
 
-    .. math:: \mathrm{ESS} = \frac{\big(\sum_{t,j} v_{tj}\big)^2}{\sum_{t,j} v_{tj}^2},
+    .. math:: \mathrm{ESS} = \frac{\big(\sum_{t,j} \omega_{tj}\big)^2}{\sum_{t,j} \omega_{tj}^2},
 
     is the number of on-policy observations that would carry as much information; far
     below ``slots``, a few large weights carry the estimate.
