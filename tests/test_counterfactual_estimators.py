@@ -367,3 +367,13 @@ def test_new_arguments_are_refused_where_they_do_not_belong():
         counterfactual_interval([[1, 0]], [[0, 1]], [[0, 1]], examination=theta)
     with pytest.raises(ValueError, match=r"SNIPS is undefined here \(0/0\)"):
         counterfactual_interval(clicks, shown, [[1, 0], [0, 1]], examination=theta)
+
+
+def test_counterfactual_interval_has_a_numpydoc_docstring_naming_its_chapter():
+    import inspect
+    import re
+
+    doc = inspect.getdoc(counterfactual_interval)
+    for section in ("Parameters", "Returns", "Notes", "References", "Examples"):
+        assert re.search(rf"^{section}\n-+$", doc, re.M), section
+    assert ":doc:`/chapters/23_counterfactual_evaluation`" in doc

@@ -218,9 +218,9 @@ def counterfactual_dcg(clicks, shown, target, *, examination, placement=None, k=
         position the log never showed has placement probability 0, so its clicks
         cannot be estimated, and ``ValueError`` is raised rather than a DCG@n
         reported as DCG@k.
-    estimator : {"naive", "item_ips", "ips", "clipped_ips", "snips", "dm", "dr", \
-"cascade_ips", "list_ips"}, default="snips"
-        See Notes.
+    estimator : str, default="snips"
+        One of ``"naive"``, ``"item_ips"``, ``"ips"``, ``"clipped_ips"``, ``"snips"``,
+        ``"dm"``, ``"dr"``, ``"cascade_ips"``, ``"list_ips"``; see Notes.
     clip : float, optional
         The propensity floor :math:`\eta` of ``"clipped_ips"`` (required there).
     model : array_like of float, shape (n_impressions, m), optional
@@ -351,8 +351,7 @@ def counterfactual_interval(clicks, shown, target, *, examination, placement=Non
 
     Parameters
     ----------
-    clicks, shown, target, examination, placement, k, estimator, clip, model, \
-prefix_placement
+    clicks, shown, target, examination, placement, k, estimator, clip, model, prefix_placement
         As in :func:`counterfactual_dcg`.
     level : float, default=0.95
         The confidence level of the interval, in (0, 1).
