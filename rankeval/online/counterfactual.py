@@ -260,7 +260,7 @@ def counterfactual_dcg(clicks, shown, target, *, examination, placement=None, k=
 
     and clipped IPS replaces :math:`\phi_{tj}e_j` by
     :math:`\max(\phi_{tj}e_j, \eta)`. The direct method and the doubly robust
-    estimator [4]_ use a reward model :math:`\hat\pi`:
+    estimator (Dudik et al.) use a reward model :math:`\hat\pi`:
 
     .. math::
        \hat{\mathcal{V}}_{\text{DM}} = \frac{1}{T}\sum_{t}\sum_{j \le k}
@@ -269,8 +269,8 @@ def counterfactual_dcg(clicks, shown, target, *, examination, placement=None, k=
            \Big[\hat\pi(y_{tj}) + \frac{a_{tj}}{\phi_{tj}}
            \Big(\frac{c_{tj}}{e_j} - \hat\pi(y_{tj})\Big)\Big].
 
-    The cascade (RIPS) and whole-list estimators [5]_ [6]_ weigh a click by the
-    probability of the logged prefix, :math:`a_{t,\le j} = \prod_{i \le j} a_{ti}`:
+    The cascade (RIPS) and whole-list estimators (Li et al.; McInerney et al.) weigh
+    a click by the probability of the logged prefix, :math:`a_{t,\le j} = \prod_{i \le j} a_{ti}`:
 
     .. math::
        \hat{\mathcal{V}}_{\text{cascade}} = \frac{1}{T}\sum_{t}\sum_{j \le k}
@@ -373,12 +373,12 @@ def counterfactual_interval(clicks, shown, target, *, examination, placement=Non
     SNIPS is a ratio, :math:`\bar X / \bar W` times the mean number of target slots,
     with :math:`W_t = \sum_{j \le k} a_{tj}/\phi_{tj}`; its standard error is the
     delta method's, :math:`\bar m\, s_{X - R W} / (\bar W \sqrt{T})` with
-    :math:`R = \bar X/\bar W` [1]_. The interval is the estimate
+    :math:`R = \bar X/\bar W` (Swaminathan and Joachims). The interval is the estimate
     :math:`\pm z_{(1+\text{level})/2}` standard errors: it is only as good as the
     normal approximation, which heavy-tailed weights (small :math:`\phi`) undermine
     first.
 
-    The effective sample size [2]_ of the weights :math:`\omega_{tj} = a_{tj}/\phi_{tj}`
+    Kish's effective sample size of the weights :math:`\omega_{tj} = a_{tj}/\phi_{tj}`
     over the target slots,
 
     .. math:: \mathrm{ESS} = \frac{\big(\sum_{t,j} \omega_{tj}\big)^2}{\sum_{t,j} \omega_{tj}^2},
