@@ -165,7 +165,7 @@ def test_estimators_refuse_bad_input():
     shown, clicks, target = [[0, 1], [1, 0]], [[1, 0], [0, 0]], [[1, 0], [1, 0]]
     theta = [1.0, 0.5]
     with pytest.raises(ValueError, match="estimator"):
-        counterfactual_dcg(clicks, shown, target, examination=theta, estimator="dr")
+        counterfactual_dcg(clicks, shown, target, examination=theta, estimator="rips")
     with pytest.raises(ValueError, match=r"\(0, 1\]"):
         counterfactual_dcg(clicks, shown, target, examination=[1.0, 0.0])
     with pytest.raises(TypeError, match="clip="):

@@ -7,8 +7,9 @@
 * interleaved comparisons of two rankers: :func:`interleave` (team-draft, balanced,
   probabilistic) and :func:`interleaving_credit`;
 * estimates of a new ranker's DCG@k from click logs: :func:`counterfactual_dcg` (naive,
-  IPS, clipped IPS, SNIPS) and :func:`swap_propensities` (position bias from a swap
-  experiment).
+  IPS, clipped IPS, SNIPS, direct method, doubly robust, cascade and whole-list IPS),
+  :func:`counterfactual_interval` (with standard error, interval and effective sample
+  size) and :func:`swap_propensities` (position bias from a swap experiment).
 
 Chapters: :doc:`/chapters/22_online_evaluation`, :doc:`/chapters/23_counterfactual_evaluation`.
 """
@@ -16,7 +17,7 @@ Chapters: :doc:`/chapters/22_online_evaluation`, :doc:`/chapters/23_counterfactu
 from __future__ import annotations
 
 from .clicks import click_probabilities, simulate_clicks
-from .counterfactual import counterfactual_dcg, swap_propensities
+from .counterfactual import counterfactual_dcg, counterfactual_interval, swap_propensities
 from .interleaving import Interleaving, interleave, interleaving_credit
 
 __all__ = [
@@ -26,5 +27,6 @@ __all__ = [
     "interleave",
     "interleaving_credit",
     "counterfactual_dcg",
+    "counterfactual_interval",
     "swap_propensities",
 ]
