@@ -18,6 +18,7 @@ import pandas as pd
 
 from ..io.canonical import run_table
 from ..ranking import ranked_ids
+from . import trained as _trained
 
 #: normalisations of one run's scores for one query; ``None`` leaves them as they are
 NORMALIZATIONS = ("min-max", "min-max-inverted", "max", "sum", "zmuv", "rank", "borda")
@@ -39,6 +40,9 @@ FUSION_METHODS = {
     "log_isr": ("rank", ()),
     "bordafuse": ("rank", ()),
     "rbc": ("rank", ("phi",)),
+    "posfuse": ("trained", ("training",)),
+    "probfuse": ("trained", ("training", "n_segments")),
+    "bayesfuse": ("trained", ("training",)),
 }
 
 # ranx's floor under a normaliser's denominator (a run whose scores are all equal)
@@ -146,15 +150,22 @@ def _rank_scores(long: pd.DataFrame, method: str, k, phi) -> pd.DataFrame:
     return grid.assign(score=points.astype(np.float64))
 
 
-def _check_parameters(method, kind, reads, norm, weights, k, phi, gamma, n_runs):
+def _check_parameters(method, kind, reads, norm, weights, k, phi, gamma, n_runs,
+                      training=None, n_segments=None):
     given = {"weights": weights is not None, "k": k is not None, "phi": phi is not None,
-             "gamma": gamma is not None}
+             "gamma": gamma is not None, "training": training is not None,
+             "n_segments": n_segments is not None}
     extra = [name for name, was in given.items() if was and name not in reads]
     if extra:
         raise TypeError(f"method={method!r} does not read {', '.join(extra)}"
                         + (f"; it reads {', '.join(reads)}" if reads else ""))
-    if kind == "rank" and norm is not None:
+    if kind in ("rank", "trained") and norm is not None:
         raise ValueError(f"method={method!r} combines ranks, not scores: leave norm=None")
+    if "n_segments" in reads and (n_segments is None or isinstance(n_segments, bool)
+                                  or not isinstance(n_segments, (int, np.integer))
+                                  or n_segments < 1):
+        raise ValueError(f"method={method!r} needs n_segments, a positive integer, "
+                         f"got {n_segments!r}")
     if "weights" in reads:
         if weights is None:
             raise TypeError(f"method={method!r} needs weights, one per run")
@@ -174,15 +185,17 @@ def _check_parameters(method, kind, reads, norm, weights, k, phi, gamma, n_runs)
     return weights, k, phi, gamma
 
 
-def _combine(long: pd.DataFrame, method: str, weights, gamma) -> pd.Series:
+def _combine(long: pd.DataFrame, method: str, weights, gamma, n_runs=None) -> pd.Series:
     """One fused score per (query_id, doc_id) from the per-run scores in ``long``."""
     keys = ["query_id", "doc_id"]
     if method in ("wsum", "wmnz"):
         weight = weights[long["run"].to_numpy()]
         long = long.assign(weight=weight, weighted=weight * long["score"])
     by = long.groupby(keys, sort=False)
-    if method in ("sum", "rrf", "bordafuse", "rbc"):
+    if method in ("sum", "rrf", "bordafuse", "rbc", "posfuse", "probfuse"):
         return by["score"].sum()
+    if method == "bayesfuse":  # a run that does not list the document adds the floor's odds
+        return by["score"].sum() + (n_runs - by["score"].size()) * _trained.MISSING_LOG_ODDS
     if method in ("max", "min"):
         return by["score"].agg(method)
     if method == "med":
@@ -268,7 +281,7 @@ def normalize(run, norm: str = "min-max") -> pd.DataFrame:
 
 
 def fuse(runs, method: str = "rrf", *, norm: str | None = None, weights=None, k=None,
-         phi=None, gamma=None, depth: int | None = None) -> pd.DataFrame:
+         phi=None, gamma=None, depth: int | None = None, training=None, n_segments=None):
     r"""Several runs of the same queries fused into one.
 
     Parameters
@@ -296,13 +309,22 @@ def fuse(runs, method: str = "rrf", *, norm: str | None = None, weights=None, k=
         The exponent of the count in ``"gmnz"``; read only by it.
     depth : int, optional
         Keep only each run's top ``depth`` documents of a query before fusing.
+    training : (qrels, list of runs), optional
+        For the methods that learn (``"posfuse"``, ``"probfuse"``, ``"bayesfuse"``): judged
+        training queries and the same systems' runs on them, in the same order as
+        ``runs``. A :class:`~rankeval.fusion.trained.TrainingQueriesWarning` says when a
+        fused query is also a training query.
+    n_segments : int, optional
+        ProbFuse's number of segments per list; read only by ``"probfuse"``.
 
     Returns
     -------
-    pandas.DataFrame
-        The fused run: columns ``query_id, doc_id, score, rank``, each query's documents
-        best first (ties by document id descending, as :func:`rankeval.evaluate` ranks).
-        :func:`rankeval.evaluate` takes it as a run.
+    dict or pandas.DataFrame
+        The fused run in the runs' form: a dict ``{query_id: {doc_id: score}}`` (best
+        first) when every run is a dict, else a frame with columns ``query_id, doc_id,
+        score, rank``, each query's documents best first (ties by document id
+        descending, as :func:`rankeval.evaluate` ranks). :func:`rankeval.evaluate` takes
+        either as a run.
 
     Raises
     ------
@@ -331,6 +353,11 @@ def fuse(runs, method: str = "rrf", *, norm: str | None = None, weights=None, k=
     document :math:`c - r_i(d) + 1` points in run :math:`i`, where :math:`c` is the number
     of candidates (documents any run lists for the query), and an unlisted one
     :math:`(c - m_i + 1)/2`, with :math:`m_i` the length of run :math:`i`'s list.
+    PosFuse scores a document at position :math:`j` of run :math:`i` by the share of run
+    :math:`i`'s training lists with a relevant document at :math:`j`; ProbFuse by its
+    segment's share of relevant documents over the segment's number; BayesFuse by the
+    log-odds of relevance in its rank band (a run that does not list it adds
+    :math:`\log(0.001/0.999)`); each then sums over the runs.
 
     References
     ----------
@@ -342,6 +369,10 @@ def fuse(runs, method: str = "rrf", *, norm: str | None = None, weights=None, k=
        Presence of Query Variations", SIGIR 2017.
     .. [5] A. Mourão, F. Martins and J. Magalhães, "Multimodal medical information
        retrieval with unsupervised rank fusion", Comput. Med. Imaging Graph. 39, 2015.
+    .. [6] D. Lillis, F. Toolan, R. Collier and J. Dunnion, "ProbFuse: a probabilistic
+       approach to data fusion", SIGIR 2006.
+    .. [7] D. Lillis, L. Zhang, F. Toolan, R. W. Collier, D. Leonard and J. Dunnion,
+       "Estimating probabilities for effective data fusion", SIGIR 2010.
 
     Chapter: :doc:`/chapters/14_evaluating_a_run`.
 
@@ -351,21 +382,46 @@ def fuse(runs, method: str = "rrf", *, norm: str | None = None, weights=None, k=
     >>> bm25 = {"q": {"a": 12.0, "b": 9.5, "c": 3.1}}
     >>> dense = {"q": {"c": 0.91, "a": 0.85, "d": 0.40}}
     >>> fused = fuse([bm25, dense], "rrf")
-    >>> fused["doc_id"].tolist(), fused["score"].round(5).tolist()
-    (['a', 'c', 'b', 'd'], [0.03252, 0.03227, 0.01613, 0.01587])
+    >>> {d: round(s, 5) for d, s in fused["q"].items()}
+    {'a': 0.03252, 'c': 0.03227, 'b': 0.01613, 'd': 0.01587}
     """
     if method not in FUSION_METHODS:
         raise ValueError(f"method must be one of {', '.join(FUSION_METHODS)}, got {method!r}")
     kind, reads = FUSION_METHODS[method]
     long = _long_frame(runs)
+    n_runs = len(runs)
     weights, k, phi, gamma = _check_parameters(method, kind, reads, norm, weights, k, phi,
-                                               gamma, len(runs))
-    if depth is not None:
-        if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1:
-            raise ValueError(f"depth must be a positive integer, got {depth!r}")
-        long = long[long["rank"] <= depth].reset_index(drop=True)
+                                               gamma, n_runs, training, n_segments)
+    long = _cut(long, depth)
     if kind == "score":
         long = _normalized(long, "min-max" if norm is None else norm)
-    else:
+    elif kind == "rank":
         long = _rank_scores(long, method, k, phi)
-    return _as_run(_combine(long, method, weights, gamma))
+    else:
+        estimates = _trained.train(method, training, n_segments, set(long["query_id"]),
+                                   lambda r: _cut(_long_frame(r), depth))
+        if len(estimates) != n_runs:
+            raise ValueError(f"training has {len(estimates)} runs; fusing {n_runs} needs "
+                             "the same systems' training runs, in the same order")
+        long = _trained.trained_scores(long, method, estimates, n_segments)
+    fused = _as_run(_combine(long, method, weights, gamma, n_runs))
+    return _same_form(fused, runs)
+
+
+def _cut(long: pd.DataFrame, depth) -> pd.DataFrame:
+    if depth is None:
+        return long
+    if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1:
+        raise ValueError(f"depth must be a positive integer, got {depth!r}")
+    return long[long["rank"] <= depth].reset_index(drop=True)
+
+
+def _same_form(fused: pd.DataFrame, runs):
+    """A dict of dicts (best first) when every run was a dict, else the frame."""
+    values = runs.values() if isinstance(runs, Mapping) else runs
+    if not all(isinstance(r, Mapping) for r in values):
+        return fused
+    out: dict = {}
+    for q, d, score in fused[["query_id", "doc_id", "score"]].itertuples(index=False):
+        out.setdefault(q, {})[d] = float(score)
+    return out
