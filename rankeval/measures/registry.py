@@ -58,6 +58,7 @@ _MODULES = tuple(
         "relative_precision",
         "trec_rbp",
         "counts",
+        "classification",
         "diversity",
     )
 )
