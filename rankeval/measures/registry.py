@@ -59,6 +59,7 @@ _MODULES = tuple(
         "trec_rbp",
         "counts",
         "classification",
+        "cwl",
         "diversity",
     )
 )
