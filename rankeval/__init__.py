@@ -78,12 +78,18 @@ _HOME = {
     "paired_test": "stats.compare",
     "bootstrap_ci": "stats.compare",
     "effect_size": "stats.compare",
+    "tukey_hsd": "stats.multiple",
+    "wins_losses": "stats.multiple",
+    "rank_biased_overlap": "stats.similarity",
+    "tau_ap": "stats.similarity",
+    "fuse": "fusion",
     "adjust_pvalues": "stats.compare",
     "report": "reporting.tables",
 }
 # the public modules reached as attributes (``rankeval.measures``, ``rankeval.dask``)
 _MODULES = ("measures", "metrics", "io", "evaluation", "stats", "reporting", "distributed",
-            "ranking", "dask", "spark", "ltr", "cli", "online", "beyond")  # fmt: skip
+            "ranking", "dask", "spark", "ltr", "cli", "online", "beyond", "fusion",
+            "plot")  # fmt: skip
 
 
 def _metric_functions() -> dict:

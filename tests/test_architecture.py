@@ -41,13 +41,16 @@ MAY_IMPORT = {
     # frames and arrays in; Kendall's tau between system rankings from stats; a scored
     # table ranked by ranking's own function (ranked_ids), so its ties match evaluate's
     "beyond": {"stats", "ranking", "metrics"},
+    # fusion (several runs into one): reads runs as io does, ranks them as ranking does;
+    # tune_weights evaluates and aggregates the fused runs
+    "fusion": {"evaluation", "measures", "ranking", "io", "metrics"},
     "cli": {"reporting", "stats", "evaluation", "measures", "ranking", "io", "metrics"},
     # public front doors: rankeval/__init__.py and the thin public modules
     # rankeval.dask, rankeval.spark, rankeval.ltr (re-exports, nothing else)
-    "front": {"online", "beyond", "distributed", "cli", "reporting", "stats", "evaluation", "measures",
+    "front": {"fusion", "online", "beyond", "distributed", "cli", "reporting", "stats", "evaluation", "measures",
               "ranking", "io", "metrics"},
 }  # fmt: skip
-FRONT = {"__init__", "__main__", "dask", "spark", "ltr"}
+FRONT = {"__init__", "__main__", "dask", "spark", "ltr", "plot"}
 
 
 def _module_name(path: Path) -> str:

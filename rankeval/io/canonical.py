@@ -15,7 +15,7 @@ from collections.abc import Mapping
 
 import pyarrow as pa
 
-from . import tables, trec
+from . import ecosystem, tables, trec
 
 __all__ = ["qrels_table", "run_table", "canonical_table", "plain_ids", "VALUE", "run_form",
            "looks_swapped"]
@@ -152,6 +152,7 @@ def canonical_table(source, kind: str, columns, *, encoding="utf-8") -> pa.Table
     the codes as they are; :func:`qrels_table` and :func:`run_table` decode.
     ``encoding`` is a TREC file's (checked whatever the source)."""
     trec.text_encoding(encoding)
+    source, columns = ecosystem.adapt(source, kind, columns)
     if tables.is_parquet(source):
         import pyarrow.parquet as pq
 

@@ -58,6 +58,8 @@ _MODULES = tuple(
         "relative_precision",
         "trec_rbp",
         "counts",
+        "classification",
+        "cwl",
         "diversity",
     )
 )

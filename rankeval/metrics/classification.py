@@ -1,0 +1,289 @@
+"""Measures of the classification view of a ranking, as torchmetrics and RecBole offer them:
+F1@k, FallOut@k, AUROC, and the normalised cumulative gain NCG@k.
+
+Chapter: :doc:`/chapters/02_precision_recall`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .declaration import REL, Declaration, relevant
+from .validation import (
+    as_batch,
+    as_judged_batch,
+    check_count,
+    check_k,
+    check_n_relevant,
+    check_threshold,
+    finish,
+)
+
+__all__ = ["f1_at_k", "fallout_at_k", "auroc", "ncg_at_k"]
+
+
+def _f1(hits, k_or_len, total):
+    precision = hits / np.maximum(k_or_len, 1)
+    recall = hits / np.maximum(total, 1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        value = 2 * precision * recall / (precision + recall)
+    return np.where(hits > 0, value, 0.0)
+
+
+def f1_at_k(relevance, k=None, *, n_relevant="in_list", threshold=1):
+    r"""F1@k: the harmonic mean of precision at ``k`` and recall at ``k``.
+
+    Parameters
+    ----------
+    relevance : array_like, shape (n_items,) or (n_queries, n_items) or list of lists
+        Grades of the ranked items, best first. A 1-D input is one query; a 2-D array or
+        a (possibly ragged) list of lists is one query per row.
+    k : int or None, default=None
+        Cut-off; ``None`` means the whole list (then precision divides by its length).
+    n_relevant : "in_list", int or array_like of shape (n_queries,), default="in_list"
+        The query's number of relevant items, recall's denominator (as in
+        :func:`rankeval.recall_at_k`; :func:`rankeval.evaluate` gives the judgments' count).
+    threshold : float, default=1
+        A grade ``>= threshold`` counts as relevant.
+
+    Returns
+    -------
+    float or ndarray of shape (n_queries,)
+        In [0, 1]; 0 when the top ``k`` hold no relevant item.
+
+    Notes
+    -----
+    With :math:`h` the relevant items in the top :math:`k`, :math:`P = h/k` (trec_eval's
+    P@k: a shorter list still divides by :math:`k`) and :math:`R = h / |\text{Rel}|`,
+
+    .. math:: F_1@k = \frac{2PR}{P + R} = \frac{2h}{k + |\text{Rel}|}.
+
+    torchmetrics' ``RetrievalFBetaScore`` (beta = 1) and RecBole's ``F1`` compute the same
+    harmonic mean. ``SetF`` is F over the whole retrieved set (trec_eval's ``set_F``).
+
+    Chapter: :doc:`/chapters/02_precision_recall`.
+
+    Examples
+    --------
+    >>> from rankeval.metrics.classification import f1_at_k
+    >>> round(f1_at_k([1, 0, 1, 0, 0], k=4, n_relevant=4), 4)  # P = 2/4, R = 2/4
+    0.5
+    """
+    batch = as_batch(relevance)
+    k = check_k(k)
+    rel = batch.grades >= check_threshold(threshold)
+    total = check_n_relevant(n_relevant, rel.sum(axis=1), batch)
+    hits = rel[:, :k].sum(axis=1)
+    depth = batch.lengths if k is None else np.full(len(batch.lengths), k)
+    return finish(_f1(hits, depth, total), batch)
+
+
+def fallout_at_k(relevance, k=None, *, n_nonrelevant="in_list", threshold=1):
+    r"""FallOut@k: the share of a query's judged non-relevant items that the top ``k`` show.
+
+    Parameters
+    ----------
+    relevance : array_like, shape (n_items,) or (n_queries, n_items) or list of lists
+        Grades of the ranked items, best first; ``np.nan`` or a negative grade marks an
+        item without judgment, which is neither relevant nor judged non-relevant.
+    k : int or None, default=None
+        Cut-off; ``None`` means the whole list.
+    n_nonrelevant : "in_list", int or array_like of shape (n_queries,), default="in_list"
+        How many judged non-relevant items the query has in all (the denominator);
+        :func:`rankeval.evaluate` gives the judgments' count.
+    threshold : float, default=1
+        A grade ``>= threshold`` counts as relevant; a judged grade below it (0 included)
+        is non-relevant.
+
+    Returns
+    -------
+    float or ndarray of shape (n_queries,)
+        In [0, 1]; lower is better; 0 for a query without judged non-relevant items.
+
+    Notes
+    -----
+    .. math:: \text{FallOut@}k = \frac{|\{i \le k : 0 \le g_i < t\}|}{|\text{NonRel}|}
+
+    torchmetrics' ``RetrievalFallOut`` divides by the non-relevant items among the
+    targets it is given; with every judged item given, that is the same count.
+
+    Chapter: :doc:`/chapters/02_precision_recall`.
+
+    Examples
+    --------
+    >>> from rankeval.metrics.classification import fallout_at_k
+    >>> fallout_at_k([1, 0, float("nan"), 0, 1], k=3, n_nonrelevant=4)  # one of 4 shown
+    0.25
+    """
+    batch = as_judged_batch(relevance)
+    k = check_k(k)
+    t = check_threshold(threshold)
+    g = batch.grades
+    inside = np.arange(g.shape[1]) < batch.lengths[:, None]
+    nonrel = inside & ~np.isnan(g) & (g >= 0) & (g < t)
+    total = check_count(n_nonrelevant, nonrel.sum(axis=1), batch, "n_nonrelevant",
+                        "judged non-relevant items")
+    shown = nonrel[:, :k].sum(axis=1)
+    return finish(np.where(total > 0, shown / np.maximum(total, 1), 0.0), batch)
+
+
+def _auroc(rel, judged_nonrel, lengths):
+    """Per query: the share of (relevant, judged non-relevant) pairs ranked in that order."""
+    n_rel = rel.sum(axis=1)
+    n_non = judged_nonrel.sum(axis=1)
+    # for each non-relevant item, the relevant items above it; summed: the ordered pairs
+    above = np.cumsum(rel, axis=1) * judged_nonrel
+    ordered = above.sum(axis=1)
+    pairs = n_rel * n_non
+    return np.where(pairs > 0, ordered / np.maximum(pairs, 1), 0.0)
+
+
+def auroc(relevance, k=None, *, threshold=1):
+    r"""AUROC of a ranking: how often a relevant item is ranked above a non-relevant one.
+
+    Parameters
+    ----------
+    relevance : array_like, shape (n_items,) or (n_queries, n_items) or list of lists
+        Grades of the ranked items, best first; ``np.nan`` or a negative grade marks an
+        unjudged item, left out of every pair.
+    k : int or None, default=None
+        Only the top ``k`` items (torchmetrics' ``top_k``); ``None``: the whole list.
+    threshold : float, default=1
+        A grade ``>= threshold`` counts as relevant; a judged grade below it is
+        non-relevant.
+
+    Returns
+    -------
+    float or ndarray of shape (n_queries,)
+        In [0, 1]; 0.5 is a random order; 0 when the list has no relevant or no judged
+        non-relevant item (torchmetrics' default for an empty target).
+
+    Notes
+    -----
+    Over the relevant items :math:`R` and the judged non-relevant items :math:`N` of the
+    (cut) list,
+
+    .. math:: \text{AUROC} = \frac{|\{(r, n) \in R \times N : \text{pos}(r) < \text{pos}(n)\}|}{|R|\,|N|},
+
+    the area under the ROC curve of the ranking (scikit-learn's ``roc_auc_score`` with
+    the positions as scores). Its mean over users, weighted by each user's number of
+    items, is the group AUC (GAUC) of recommender papers:
+    ``rankeval.weighted_mean(values, weights)``.
+
+    Chapter: :doc:`/chapters/02_precision_recall`.
+
+    Examples
+    --------
+    >>> from rankeval.metrics.classification import auroc
+    >>> round(auroc([1, 0, 1, 0]), 4)  # pairs in order: 2 + 1 of 4
+    0.75
+    """
+    batch = as_judged_batch(relevance)
+    k = check_k(k)
+    t = check_threshold(threshold)
+    g = batch.grades[:, :k]
+    inside = np.arange(g.shape[1]) < batch.lengths[:, None]
+    judged = inside & ~np.isnan(g) & (g >= 0)
+    rel = judged & (g >= t)
+    return finish(_auroc(rel.astype(np.int64), (judged & (g < t)).astype(np.int64),
+                         batch.lengths), batch)
+
+
+def ncg_at_k(relevance, k=None, *, ideal=None):
+    r"""NCG@k: the cumulative gain of the top ``k`` over the best possible one.
+
+    Parameters
+    ----------
+    relevance : array_like, shape (n_items,) or (n_queries, n_items) or list of lists
+        Grades of the ranked items, best first (the gain of an item is its grade; a
+        negative or missing grade gains 0).
+    k : int or None, default=None
+        Cut-off; ``None`` means the whole list.
+    ideal : array_like or list of lists, optional
+        Every grade the query's judgments hold (the ideal list); by default the list's
+        own grades (:func:`rankeval.evaluate` gives the judgments).
+
+    Returns
+    -------
+    float or ndarray of shape (n_queries,)
+        In [0, 1]; 0 for a query without a positive grade.
+
+    Notes
+    -----
+    .. math:: \text{NCG@}k = \frac{\sum_{i=1}^{k} g_i}{\sum_{i=1}^{k} g^*_i}
+
+    with :math:`g^*` the grades sorted in decreasing order: nDCG without the discount,
+    so the order inside the top :math:`k` does not matter.
+
+    Chapter: :doc:`/chapters/08_ndcg`.
+
+    Examples
+    --------
+    >>> from rankeval.metrics.classification import ncg_at_k
+    >>> round(ncg_at_k([0, 2, 1], k=2, ideal=[2, 1, 1, 0]), 4)  # (0 + 2) / (2 + 1)
+    0.6667
+    """
+    batch = as_judged_batch(relevance)
+    k = check_k(k)
+    g = np.nan_to_num(np.maximum(batch.grades, 0), nan=0.0)
+    inside = np.arange(g.shape[1]) < batch.lengths[:, None]
+    gain = np.where(inside, g, 0.0)[:, :k].sum(axis=1)
+    if ideal is None:
+        best = np.sort(np.where(inside, g, 0.0), axis=1, kind="stable")[:, ::-1]
+    else:
+        other = as_judged_batch(ideal, "ideal")
+        if len(other.lengths) != len(batch.lengths):
+            raise ValueError(f"ideal has {len(other.lengths)} queries, relevance "
+                             f"{len(batch.lengths)}")
+        h = np.nan_to_num(np.maximum(other.grades, 0), nan=0.0)
+        h = np.where(np.arange(h.shape[1]) < other.lengths[:, None], h, 0.0)
+        best = np.sort(h, axis=1, kind="stable")[:, ::-1]
+    top = best[:, :k].sum(axis=1)
+    return finish(np.where(top > 0, gain / np.where(top > 0, top, 1.0), 0.0), batch)
+
+
+# --- declarations: the measures of rankeval.evaluate this module computes ------------------
+
+
+def _score_f1(ranked, k, rel):
+    hits = relevant(ranked, k, rel).sum(axis=1)
+    depth = ranked.lengths if k is None else np.full(len(ranked), k)
+    return _f1(hits, depth, ranked.n_relevant(rel))
+
+
+def _score_fallout(ranked, k, rel):
+    g = ranked.padded(k, unjudged=np.nan)
+    inside = np.arange(g.shape[1]) < (ranked.lengths if k is None
+                                      else np.minimum(ranked.lengths, k))[:, None]
+    shown = (inside & ~np.isnan(g) & (g >= 0) & (g < rel)).sum(axis=1)
+    total = ranked.n_judged_nonrelevant(rel)
+    return np.where(total > 0, shown / np.maximum(total, 1), 0.0)
+
+
+def _score_auroc(ranked, k, rel):
+    g = ranked.padded(k, unjudged=np.nan)
+    n = ranked.lengths if k is None else np.minimum(ranked.lengths, k)
+    inside = np.arange(g.shape[1]) < n[:, None]
+    judged = inside & ~np.isnan(g) & (g >= 0)
+    return _auroc((judged & (g >= rel)).astype(np.int64),
+                  (judged & (g < rel)).astype(np.int64), n)
+
+
+def _score_ncg(ranked, k):
+    g = np.maximum(ranked.padded(k), 0.0)
+    best = np.maximum(ranked.ideal_grades(k), 0.0)
+    top = best.sum(axis=1)
+    return np.where(top > 0, g.sum(axis=1) / np.where(top > 0, top, 1.0), 0.0)
+
+
+DECLARATIONS = (
+    Declaration("F1", "harmonic mean of P@k and R@k (torchmetrics, RecBole)", _score_f1,
+                f1_at_k, params=(REL,), cutoff="required", binary=True),
+    Declaration("FallOut", "share of the judged non-relevant documents in the top k",
+                _score_fallout, fallout_at_k, params=(REL,), binary=True,
+                lower_is_better=True),
+    Declaration("AUROC", "share of (relevant, judged non-relevant) pairs ranked in order",
+                _score_auroc, auroc, params=(REL,), binary=True),
+    Declaration("NCG", "cumulative gain of the top k over the ideal's (nDCG undiscounted)",
+                _score_ncg, ncg_at_k),
+)  # fmt: skip
