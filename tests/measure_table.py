@@ -100,6 +100,44 @@ def _z(g):
     return np.nan_to_num(g, nan=0.0)
 
 
+def _cwl(name, g, k=None, T=1.0, p=0.9, min_rel=0.0, max_rel=3.0):
+    """One query's C/W/L measure written out as cwl_eval's CWLMetric computes it: gains of
+    the top 1,000 (unjudged and padding 0), C(i) per rank, W(i) from the products of C."""
+    n = 1000
+    gains = []
+    for i in range(n):
+        grade = g[i] if i < len(g) else float("nan")
+        grade = min_rel if grade != grade else min(max(max(grade, 0.0), min_rel), max_rel)
+        gains.append((grade - min_rel) / (max_rel - min_rel))
+    c, seen = [], 0.0
+    for i in range(1, n + 1):
+        gi = gains[i - 1]
+        seen += gi
+        if name == "INSQ":
+            c.append(((i + 2 * T - 1) / (i + 2 * T)) ** 2)
+        elif name == "INST":
+            ti = T - seen
+            c.append(((i + T + ti - 1) / (i + T + ti)) ** 2)
+        elif name == "BPM":
+            c.append(1.0 if seen < T and i < k else 0.0)
+        elif name == "NERR8":
+            c.append(1 - gi if i < k else 0.0)
+        elif name == "NERR9":
+            c.append(i / (i + 1) * (1 - gi) if i < k else 0.0)
+        elif name == "NERR10":
+            c.append(p * (1 - gi))
+        elif name == "NERR11":
+            c.append(((i + 2 * T - 1) / (i + 2 * T)) ** 2 * (1 - gi))
+        else:  # SDCG
+            c.append(np.log(i + 1) / np.log(i + 2) if i < k else 0.0)
+    reach, products = 1.0, []
+    for i in range(n):
+        products.append(reach)
+        reach *= c[i]
+    total = sum(products)
+    return sum(w / total * gi for w, gi in zip(products, gains, strict=True))
+
+
 # trec_eval's measures without a public function: one query, written out with loops as
 # trec_eval 10's m_*.c files compute them (tests/test_trec_eval_quicktest.py checks the
 # values against trec_eval's own expected output)
@@ -376,4 +414,47 @@ MEASURES = {
     "nERR-IA": Row(
         "nERR-IA@5", lambda f, r, j: f(r, 5, judgments=j, normalization="ideal"),
         ["nERR-IA@5", "nERR-IA@200"]),
+    "F1": Row(
+        "F1@5", lambda f, g, J: f(np.maximum(_z(g), 0), 5, n_relevant=(J >= 1).sum()),
+        ["F1@5", "F1@200", "F1(rel=2)@10"],
+        (Metric("f1_at_k", lambda r: rankeval.f1_at_k(r, 3),
+                k=lambda r, k: rankeval.f1_at_k(r, k)),)),
+    "FallOut": Row(
+        "FallOut@5", lambda f, g, J: f(g, 5, n_nonrelevant=((J >= 0) & (J < 1)).sum()),
+        ["FallOut", "FallOut@5", "FallOut(rel=2)@200"],
+        (judged("fallout_at_k", lambda r: rankeval.fallout_at_k(r, 3),
+                k=lambda r, k: rankeval.fallout_at_k(r, k)),)),
+    "AUROC": Row(
+        "AUROC", lambda f, g, J: f(g),
+        ["AUROC", "AUROC@5", "AUROC(rel=2)@200"],
+        (judged("auroc", lambda r: rankeval.auroc(r), k=lambda r, k: rankeval.auroc(r, k)),)),
+    "NCG": Row(
+        "NCG@5", lambda f, g, J: f(np.maximum(_z(g), 0), 5, ideal=np.maximum(J, 0)),
+        ["NCG", "NCG@5", "NCG@200"],
+        (Metric("ncg_at_k", lambda r: rankeval.ncg_at_k(r, 3),
+                k=lambda r, k: rankeval.ncg_at_k(r, k)),)),
+    "INST": Row(
+        "INST(max_rel=3)", lambda f, g, J: _cwl("INST", g),
+        ["INST(max_rel=3)", "INST(T=2,max_rel=3)"]),
+    "INSQ": Row(
+        "INSQ(max_rel=3)", lambda f, g, J: _cwl("INSQ", g),
+        ["INSQ(max_rel=3)", "INSQ(T=3,min_rel=1,max_rel=3)"]),
+    "BPM": Row(
+        "BPM(max_rel=3)@5", lambda f, g, J: _cwl("BPM", g, 5),
+        ["BPM(max_rel=3)@5", "BPM(T=2,max_rel=3)@200"]),
+    "NERR8": Row(
+        "NERR8(max_rel=3)@5", lambda f, g, J: _cwl("NERR8", g, 5),
+        ["NERR8(max_rel=3)@5", "NERR8(max_rel=3)@200"]),
+    "NERR9": Row(
+        "NERR9(max_rel=3)@5", lambda f, g, J: _cwl("NERR9", g, 5),
+        ["NERR9(max_rel=3)@5", "NERR9(max_rel=3)@200"]),
+    "NERR10": Row(
+        "NERR10(max_rel=3)", lambda f, g, J: _cwl("NERR10", g),
+        ["NERR10(max_rel=3)", "NERR10(p=0.5,max_rel=3)"]),
+    "NERR11": Row(
+        "NERR11(max_rel=3)", lambda f, g, J: _cwl("NERR11", g),
+        ["NERR11(max_rel=3)", "NERR11(T=2,max_rel=3)"]),
+    "SDCG": Row(
+        "SDCG(max_rel=3)@5", lambda f, g, J: _cwl("SDCG", g, 5),
+        ["SDCG(max_rel=3)@5", "SDCG(max_rel=3)@200"]),
 }  # fmt: skip

@@ -323,7 +323,10 @@ def score_run(qrels, run, measures, *, columns=None, conventions=None, max_memor
         parsed = with_gain(parsed, chosen.gain, grades_seen)
     empty = np.flatnonzero(ranked.lengths == 0)
     if empty.size:
-        undefined = [str(m) for m in parsed if m.lower_is_better and m.cutoff is None]
+        # a rank position (MR, FRP: unbounded above) has no value for an empty ranking
+        # without a cut-off; a share that is lower-is-better (FallOut) is 0 there
+        undefined = [str(m) for m in parsed if m.lower_is_better and m.cutoff is None
+                     and m.declaration.bounds[1] == np.inf]
         if undefined:
             raise ValueError(
                 f"{', '.join(undefined)} without a cut-off has no value for query "

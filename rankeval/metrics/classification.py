@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .block import RankedBlock
 from .declaration import REL, Declaration, relevant
 from .validation import (
     as_batch,
@@ -195,8 +196,8 @@ def ncg_at_k(relevance, k=None, *, ideal=None):
     Parameters
     ----------
     relevance : array_like, shape (n_items,) or (n_queries, n_items) or list of lists
-        Grades of the ranked items, best first (the gain of an item is its grade; a
-        negative or missing grade gains 0).
+        Grades of the ranked items, best first, >= 0 (the gain of an item is its grade;
+        :func:`rankeval.evaluate` gives an unjudged or negatively graded item gain 0).
     k : int or None, default=None
         Cut-off; ``None`` means the whole list.
     ideal : array_like or list of lists, optional
@@ -223,20 +224,20 @@ def ncg_at_k(relevance, k=None, *, ideal=None):
     >>> round(ncg_at_k([0, 2, 1], k=2, ideal=[2, 1, 1, 0]), 4)  # (0 + 2) / (2 + 1)
     0.6667
     """
-    batch = as_judged_batch(relevance)
+    batch = as_batch(relevance)
     k = check_k(k)
-    g = np.nan_to_num(np.maximum(batch.grades, 0), nan=0.0)
+    g = batch.grades
     inside = np.arange(g.shape[1]) < batch.lengths[:, None]
     gain = np.where(inside, g, 0.0)[:, :k].sum(axis=1)
     if ideal is None:
         best = np.sort(np.where(inside, g, 0.0), axis=1, kind="stable")[:, ::-1]
     else:
-        other = as_judged_batch(ideal, "ideal")
+        other = as_batch(ideal, "ideal")
         if len(other.lengths) != len(batch.lengths):
             raise ValueError(f"ideal has {len(other.lengths)} queries, relevance "
                              f"{len(batch.lengths)}")
-        h = np.nan_to_num(np.maximum(other.grades, 0), nan=0.0)
-        h = np.where(np.arange(h.shape[1]) < other.lengths[:, None], h, 0.0)
+        h = np.where(np.arange(other.grades.shape[1]) < other.lengths[:, None],
+                     other.grades, 0.0)
         best = np.sort(h, axis=1, kind="stable")[:, ::-1]
     top = best[:, :k].sum(axis=1)
     return finish(np.where(top > 0, gain / np.where(top > 0, top, 1.0), 0.0), batch)
@@ -245,13 +246,13 @@ def ncg_at_k(relevance, k=None, *, ideal=None):
 # --- declarations: the measures of rankeval.evaluate this module computes ------------------
 
 
-def _score_f1(ranked, k, rel):
+def _score_f1(ranked: RankedBlock, k, rel):
     hits = relevant(ranked, k, rel).sum(axis=1)
     depth = ranked.lengths if k is None else np.full(len(ranked), k)
     return _f1(hits, depth, ranked.n_relevant(rel))
 
 
-def _score_fallout(ranked, k, rel):
+def _score_fallout(ranked: RankedBlock, k, rel):
     g = ranked.padded(k, unjudged=np.nan)
     inside = np.arange(g.shape[1]) < (ranked.lengths if k is None
                                       else np.minimum(ranked.lengths, k))[:, None]
@@ -260,7 +261,7 @@ def _score_fallout(ranked, k, rel):
     return np.where(total > 0, shown / np.maximum(total, 1), 0.0)
 
 
-def _score_auroc(ranked, k, rel):
+def _score_auroc(ranked: RankedBlock, k, rel):
     g = ranked.padded(k, unjudged=np.nan)
     n = ranked.lengths if k is None else np.minimum(ranked.lengths, k)
     inside = np.arange(g.shape[1]) < n[:, None]
@@ -269,7 +270,7 @@ def _score_auroc(ranked, k, rel):
                   (judged & (g < rel)).astype(np.int64), n)
 
 
-def _score_ncg(ranked, k):
+def _score_ncg(ranked: RankedBlock, k):
     g = np.maximum(ranked.padded(k), 0.0)
     best = np.maximum(ranked.ideal_grades(k), 0.0)
     top = best.sum(axis=1)

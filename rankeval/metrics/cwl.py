@@ -10,9 +10,13 @@ Chapter: :doc:`/chapters/10_rbp`.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
+from .block import RankedBlock
 from .declaration import Declaration, Param
+from .portable import row_sum
 
 __all__ = ["cwl_gains", "cwl_weights", "expected_rate_of_gain", "MAX_N"]
 
@@ -31,12 +35,12 @@ def cwl_weights(c: np.ndarray) -> np.ndarray:
     """W(i) from C(i), row by row: W(1) = 1 / sum_i prod_{j<i} C(j), W(i) = W(1) prod_{j<i} C(j)."""
     reach = np.ones_like(c)
     reach[:, 1:] = np.cumprod(c[:, :-1], axis=1)
-    return reach / reach.sum(axis=1, keepdims=True)
+    return reach / row_sum(reach)[:, None]
 
 
 def expected_rate_of_gain(gains: np.ndarray, c: np.ndarray) -> np.ndarray:
     """The C/W/L measure: sum_i W(i) g_i, per row."""
-    return np.einsum("ij,ij->i", cwl_weights(c), gains)
+    return row_sum(cwl_weights(c) * gains)
 
 
 def _ranks(n: int) -> np.ndarray:
@@ -61,14 +65,15 @@ def _c(name: str, gains: np.ndarray, k, T, p) -> np.ndarray:
         return p * (1 - gains)
     if name == "NERR11":
         return ((i + 2 * T - 1) / (i + 2 * T)) ** 2 * (1 - gains)
-    if name == "SDCG":
-        return np.broadcast_to(np.where(i < k, np.log(i + 1) / np.log(i + 2), 0.0),
-                               gains.shape).copy()
+    if name == "SDCG":  # the C library's log, the same on every CPU
+        ratio = np.array([math.log(r + 1) / math.log(r + 2) if r < k else 0.0
+                          for r in range(1, gains.shape[1] + 1)])
+        return np.broadcast_to(ratio, gains.shape).copy()
     raise AssertionError(name)  # pragma: no cover
 
 
 def _scorer(name: str):
-    def score(ranked, k, max_rel, min_rel=0, T=1, p=0.9):
+    def score(ranked: RankedBlock, k, max_rel, min_rel=0, T=1, p=0.9):
         if not max_rel > min_rel:
             raise ValueError(f"{name}: max_rel={max_rel} must be greater than min_rel={min_rel}")
         grades = ranked.padded(None, unjudged=np.nan)[:, :MAX_N]

@@ -96,11 +96,8 @@ def _snips_denominator(weights, n_imp, k):
     return total
 
 
-def _estimate_terms(clicks, shown, target, examination, placement, k, estimator, clip,
-                    model, prefix_placement):
-    """Check every input (errors name the argument) -> _dcg_terms's output."""
-    if estimator not in ESTIMATORS:
-        raise ValueError(f"estimator must be one of {ESTIMATORS}, got {estimator!r}")
+def _check_log(clicks, shown, target):
+    """The log's arrays, checked: clicks (bool), shown and target (item ids)."""
     shown = _ids(shown, "shown")
     target = _ids(target, "target")
     c = bool_array(clicks, "clicks")
@@ -116,6 +113,11 @@ def _estimate_terms(clicks, shown, target, examination, placement, k, estimator,
         raise ValueError("target must hold item ids >= 0, or -1 for padding")
     _first_repeat(shown, "shown")
     _first_repeat(target, "target", skip_pads=True)
+    return c, shown, target
+
+
+def _check_propensities(examination, placement, shown):
+    """The examination propensity of each position and the placement probabilities."""
     n = shown.shape[1]
     theta = real_array(examination, "examination", ndim=1)
     if theta.shape != (n,):
@@ -123,13 +125,17 @@ def _estimate_terms(clicks, shown, target, examination, placement, k, estimator,
     if np.any((theta <= 0) | (theta > 1)):
         raise ValueError("examination propensities must lie in (0, 1]")
     if placement is None:
-        p = np.ones(shown.shape)
-    else:
-        p = real_array(placement, "placement", ndim=2)
-        if p.shape != shown.shape:
-            raise ValueError(f"placement has shape {p.shape}, shown {shown.shape}")
-        if np.any((p <= 0) | (p > 1)):
-            raise ValueError("placement probabilities of shown items must lie in (0, 1]")
+        return theta, np.ones(shown.shape)
+    p = real_array(placement, "placement", ndim=2)
+    if p.shape != shown.shape:
+        raise ValueError(f"placement has shape {p.shape}, shown {shown.shape}")
+    if np.any((p <= 0) | (p > 1)):
+        raise ValueError("placement probabilities of shown items must lie in (0, 1]")
+    return theta, p
+
+
+def _check_depth(k, target, n, estimator):
+    """The cut-off: k, or the width of target; a slot estimator cannot look past the log."""
     named = "k" if k is None else "k="
     k = target.shape[1] if k is None else check_count(k, "k")
     if k > n and estimator in SLOT:
@@ -139,54 +145,81 @@ def _estimate_terms(clicks, shown, target, examination, placement, k, estimator,
             f"{estimator} counts a click only where the log showed the new ranker's "
             f"item at the same position, and positions {n + 1}..{k} were never shown; "
             f"give k <= {n}")
-    if estimator in ("dm", "dr"):
-        if model is None:
-            raise TypeError(f"{estimator} needs model=, the reward model's estimate of "
-                            "the attractiveness of each item of target")
-        fit = real_array(model, "model", ndim=2)
-        if fit.shape != target.shape:
-            raise ValueError(f"model has shape {fit.shape}, target {target.shape}: one "
-                             "estimate per item of target")
-        if fit.shape[1] < k:
-            fit = np.hstack([fit, np.zeros((fit.shape[0], k - fit.shape[1]))])
-    elif model is not None:
-        raise TypeError(f"model= is a parameter of dm and dr, not of {estimator}")
-    else:
-        fit = None
-    if k > target.shape[1]:
-        pad = -np.ones((target.shape[0], k - target.shape[1]), dtype=np.int64)
-        target = np.hstack([target, pad])
-    if estimator in ("cascade_ips", "list_ips"):
-        if prefix_placement is None:
-            raise TypeError(f"{estimator} needs prefix_placement=, the probability that "
-                            "the logger showed each logged prefix")
-        prefix = real_array(prefix_placement, "prefix_placement", ndim=2)
-        if prefix.shape != shown.shape:
-            raise ValueError(f"prefix_placement has shape {prefix.shape}, shown "
-                             f"{shown.shape}")
-        if np.any((prefix <= 0) | (prefix > 1)):
-            raise ValueError("prefix_placement probabilities of logged prefixes must lie "
-                             "in (0, 1]")
-        rising = np.flatnonzero((np.diff(prefix, axis=1) > 1e-12).any(axis=1))
-        if rising.size:
-            raise ValueError(f"prefix_placement row {int(rising[0])} grows along the "
-                             "list: a longer prefix cannot be likelier than a shorter one")
-        short = np.flatnonzero((target[:, :min(k, n)] < 0).any(axis=1))
-        if short.size:
-            raise ValueError(f"target row {int(short[0])} has fewer than {min(k, n)} "
-                             f"items: {estimator} weighs whole prefixes of the new "
-                             "ranking, which must fill the top k")
-    elif prefix_placement is not None:
-        raise TypeError(f"prefix_placement= is a parameter of cascade_ips and list_ips, "
-                        f"not of {estimator}")
-    else:
-        prefix = None
+    return k
+
+
+def _check_model(model, target, k, estimator):
+    """The reward model of dm and dr (one estimate per item of target), padded to k."""
+    if estimator not in ("dm", "dr"):
+        if model is not None:
+            raise TypeError(f"model= is a parameter of dm and dr, not of {estimator}")
+        return None
+    if model is None:
+        raise TypeError(f"{estimator} needs model=, the reward model's estimate of "
+                        "the attractiveness of each item of target")
+    fit = real_array(model, "model", ndim=2)
+    if fit.shape != target.shape:
+        raise ValueError(f"model has shape {fit.shape}, target {target.shape}: one "
+                         "estimate per item of target")
+    if fit.shape[1] < k:
+        fit = np.hstack([fit, np.zeros((fit.shape[0], k - fit.shape[1]))])
+    return fit
+
+
+def _check_prefix(prefix_placement, shown, target, k, estimator):
+    """The logger's probability of each logged prefix (cascade_ips, list_ips)."""
+    if estimator not in ("cascade_ips", "list_ips"):
+        if prefix_placement is not None:
+            raise TypeError(f"prefix_placement= is a parameter of cascade_ips and list_ips, "
+                            f"not of {estimator}")
+        return None
+    if prefix_placement is None:
+        raise TypeError(f"{estimator} needs prefix_placement=, the probability that "
+                        "the logger showed each logged prefix")
+    prefix = real_array(prefix_placement, "prefix_placement", ndim=2)
+    if prefix.shape != shown.shape:
+        raise ValueError(f"prefix_placement has shape {prefix.shape}, shown "
+                         f"{shown.shape}")
+    if np.any((prefix <= 0) | (prefix > 1)):
+        raise ValueError("prefix_placement probabilities of logged prefixes must lie "
+                         "in (0, 1]")
+    rising = np.flatnonzero((np.diff(prefix, axis=1) > 1e-12).any(axis=1))
+    if rising.size:
+        raise ValueError(f"prefix_placement row {int(rising[0])} grows along the "
+                         "list: a longer prefix cannot be likelier than a shorter one")
+    n = shown.shape[1]
+    short = np.flatnonzero((target[:, :min(k, n)] < 0).any(axis=1))
+    if short.size:
+        raise ValueError(f"target row {int(short[0])} has fewer than {min(k, n)} "
+                         f"items: {estimator} weighs whole prefixes of the new "
+                         "ranking, which must fill the top k")
+    return prefix
+
+
+def _check_clip(clip, estimator):
     if estimator == "clipped_ips":
         if clip is None:
             raise TypeError("clipped_ips needs clip=, the propensity floor")
-        clip = check_number(clip, "clip", low=0.0, high=1.0, low_open=True)
-    elif clip is not None:
+        return check_number(clip, "clip", low=0.0, high=1.0, low_open=True)
+    if clip is not None:
         raise TypeError(f"clip= is a parameter of clipped_ips, not of {estimator}")
+    return None
+
+
+def _estimate_terms(clicks, shown, target, examination, placement, k, estimator, clip,
+                    model, prefix_placement):
+    """Check every input (errors name the argument) -> _dcg_terms's output."""
+    if estimator not in ESTIMATORS:
+        raise ValueError(f"estimator must be one of {ESTIMATORS}, got {estimator!r}")
+    c, shown, target = _check_log(clicks, shown, target)
+    theta, p = _check_propensities(examination, placement, shown)
+    k = _check_depth(k, target, shown.shape[1], estimator)
+    fit = _check_model(model, target, k, estimator)
+    if k > target.shape[1]:
+        pad = -np.ones((target.shape[0], k - target.shape[1]), dtype=np.int64)
+        target = np.hstack([target, pad])
+    prefix = _check_prefix(prefix_placement, shown, target, k, estimator)
+    clip = _check_clip(clip, estimator)
     return _dcg_terms(c, shown, target, theta, p, k, estimator, clip, fit, prefix)
 
 
