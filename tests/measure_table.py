@@ -100,6 +100,31 @@ def _z(g):
     return np.nan_to_num(g, nan=0.0)
 
 
+def _compat(g, J, p=0.95):
+    """Compat written out as ir_measures' compat provider computes it, on grades: the
+    ideal lists the relevant grades, best first, the retrieved ones first among equals."""
+    g = list(np.nan_to_num(g, nan=0.0))
+    relevant = sorted((x for x in J if x > 0), reverse=True)
+    ranking = [("run", i) for i in range(len(g))]
+    ideal = []
+    for grade in sorted(set(relevant), reverse=True):
+        mine = [("run", i) for i, x in enumerate(g) if x == grade]
+        ideal += mine + [("qrels", grade, n) for n in range(relevant.count(grade) - len(mine))]
+
+    def rbo(a, b, depth):
+        score = norm = 0.0
+        weight = 1.0
+        for d in range(1, depth + 1):
+            score += weight * len(set(a[:d]) & set(b[:d])) / d
+            norm += weight
+            weight *= p
+        return score / norm if norm else 0.0
+
+    depth = max(len(ranking), len(ideal))
+    best = rbo(ideal, ideal, depth)
+    return rbo(ranking, ideal, depth) / best if best > 0 else rbo(ranking, ideal, depth)
+
+
 def _cwl(name, g, k=None, T=1.0, p=0.9, min_rel=0.0, max_rel=3.0):
     """One query's C/W/L measure written out as cwl_eval's CWLMetric computes it: gains of
     the top 1,000 (unjudged and padding 0), C(i) per rank, W(i) from the products of C."""
@@ -433,6 +458,9 @@ MEASURES = {
         ["NCG", "NCG@5", "NCG@200"],
         (Metric("ncg_at_k", lambda r: rankeval.ncg_at_k(r, 3),
                 k=lambda r, k: rankeval.ncg_at_k(r, k)),)),
+    "Compat": Row(
+        "Compat", lambda f, g, J: _compat(g, J),
+        ["Compat", "Compat(p=0.8)", "Compat(normalize=False)"]),
     "INST": Row(
         "INST(max_rel=3)", lambda f, g, J: _cwl("INST", g),
         ["INST(max_rel=3)", "INST(T=2,max_rel=3)"]),

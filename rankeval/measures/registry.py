@@ -60,6 +60,7 @@ _MODULES = tuple(
         "counts",
         "classification",
         "cwl",
+        "compat",
         "diversity",
     )
 )
@@ -121,15 +122,11 @@ _TREC_SETS = {
 # what to use instead where rankeval has it; matched folded, as the names above.
 _NOT_HERE = {
     **dict.fromkeys((
-        "NERR8", "NERR9", "NERR10", "NERR11", "INST", "INSQ", "SDCG", "Compat", "P_rel",
-        "StRecall", "AP_IA", "P_IA", "MAP_IA", "BPM", "nNRBP", "NRBP", "Accuracy",
+        "P_rel", "StRecall", "AP_IA", "P_IA", "MAP_IA", "nNRBP", "NRBP", "Accuracy",
         "ideal_dcg", "runid", "yaap",
     ), "an ir_measures/trec_eval measure that rankeval does not compute"),
     "relstring": "trec_eval's string of each query's top grades, not a number, which "
     "rankeval does not compute",
-    "f1": "ranx's F1 of the top k, which rankeval does not compute; SetF is trec_eval's "
-    "F-measure (beta=1) of the whole retrieved set, SetF with max_docs=k (-M k) that of "
-    "the top k",
     "ndcg_burges": "ranx's name of nDCG with the gain 2^grade - 1: write "
     "nDCG(gain='exponential')",
     "dcg_burges": "ranx's name of DCG with the gain 2^grade - 1: write "

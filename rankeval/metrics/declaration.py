@@ -50,7 +50,7 @@ class Param:
 
     ``kind`` is ``"threshold"`` (a grade > 0), ``"probability"`` (in (0, 1)),
     ``"positive"`` (a number > 0), ``"non-negative"`` (a number >= 0),
-    ``"choice"`` (one of ``choices``), ``"gains"`` (a map grade -> gain),
+    ``"choice"`` (one of ``choices``), ``"boolean"`` (True or False), ``"gains"`` (a map grade -> gain),
     ``"coefficients"`` (4 numbers: trec_eval's utility) or ``"levels"`` (recall levels in
     [0, 1]: trec_eval's ``11pt_avg.L1,L2,...``).
     ``shown``: the default is part of the canonical spelling. ``graded``: giving
@@ -87,6 +87,12 @@ class Param:
             if not number or not 0 < value < 1:
                 raise bad("a probability in (0, 1)")
             return float(value)
+        if self.kind == "boolean":
+            spelled = {True: True, False: False, "True": True, "False": False,
+                       "true": True, "false": False}
+            if isinstance(value, (bool, str)) and value in spelled:
+                return spelled[value]
+            raise bad("True or False")
         if self.kind == "choice":
             if value not in self.choices:
                 raise bad(" or ".join(map(repr, self.choices)))
