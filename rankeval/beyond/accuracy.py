@@ -29,6 +29,8 @@ __all__ = [
     "intra_list_diversity",
     "average_recommendation_popularity",
     "popularity_lift",
+    "exposure_gini",
+    "exposure_entropy",
     "position_exposure",
     "group_exposure",
     "expected_exposure",
@@ -481,6 +483,137 @@ def popularity_lift(run, profiles, popularity, k=None):
     if gap_p == 0:
         raise ValueError("the profiles' mean popularity is 0")
     return (gap_l - gap_p) / gap_p
+
+
+# --- concentration of the recommendations ------------------------------------------
+
+
+def _recommendation_counts(run, catalogue, k):
+    """How often each catalogue item appears in the top-``k`` lists (0 if never), in
+    the order of the catalogue; the catalogue's size checked as in coverage."""
+    lists = ranked_lists(run, k)
+    counts: dict = {}
+    for items in lists.values():
+        for item in items:
+            counts[item] = counts.get(item, 0) + 1
+    if isinstance(catalogue, (int, np.integer)) and not isinstance(catalogue, bool):
+        size = int(catalogue)
+        if size < 1:
+            raise ValueError("the catalogue is empty")
+        if size < len(counts):
+            raise ValueError(f"catalogue of {size} items, but {len(counts)} are recommended")
+        values = list(counts.values()) + [0] * (size - len(counts))
+    elif isinstance(catalogue, (str, bytes)) or not hasattr(catalogue, "__iter__"):
+        raise TypeError("catalogue must be the number of items (an int) or the item ids, "
+                        f"got {catalogue!r}")
+    else:
+        items = list(dict.fromkeys(catalogue))
+        if not items:
+            raise ValueError("the catalogue is empty")
+        outside = [i for i in counts if i not in set(items)]
+        if outside:
+            raise ValueError(f"the recommended item {outside[0]!r} is not in the catalogue")
+        values = [counts.get(i, 0) for i in items]
+    if sum(values) == 0:
+        raise ValueError("the lists recommend nothing: the concentration of no "
+                         "recommendations is undefined")
+    return np.array(values, dtype=float)
+
+
+def exposure_gini(run, catalogue, k=None):
+    r"""Gini index of how often each catalogue item is recommended.
+
+    Parameters
+    ----------
+    run : dict or pandas.DataFrame
+        The recommendations (see :func:`ranked_lists`).
+    catalogue : int or iterable
+        The number of items in the catalogue, or the item ids themselves; an item
+        never recommended counts 0.
+    k : int or None, default=None
+        Cut-off.
+
+    Returns
+    -------
+    float
+        0 when every item is recommended equally often, :math:`(|I| - 1)/|I|` when
+        one item takes every slot.
+
+    Notes
+    -----
+    With :math:`c_x` the number of lists whose top :math:`k` holds item :math:`x`,
+    sorted increasingly as :math:`c_{(1)} \le \dots \le c_{(n)}` over the
+    :math:`n = |I|` items of the catalogue,
+
+    .. math:: G = \frac{\sum_{j=1}^{n} (2j - n - 1)\, c_{(j)}}{n \sum_{j} c_{(j)}}
+              = \frac{\sum_{x, y} |c_x - c_y|}{2 n \sum_x c_x}.
+
+    Lists that recommend nothing at all raise ``ValueError``.
+
+    Chapter: :doc:`/chapters/24_beyond_accuracy`.
+
+    References
+    ----------
+    Shani and Gunawardana (2011), "Evaluating recommendation systems".
+
+    Examples
+    --------
+    >>> from rankeval.beyond import exposure_gini
+    >>> exposure_gini({"u": ["a", "b"], "v": ["a", "c"]}, 4)
+    0.375
+    """
+    c = np.sort(_recommendation_counts(run, catalogue, k), kind="stable")
+    n = c.size
+    j = np.arange(1, n + 1, dtype=float)
+    return math.fsum((2 * j - n - 1) * c) / (n * math.fsum(c))
+
+
+def exposure_entropy(run, catalogue, k=None, *, base=2.0):
+    r"""Shannon entropy of the share of recommendations that each catalogue item gets.
+
+    Parameters
+    ----------
+    run : dict or pandas.DataFrame
+        The recommendations (see :func:`ranked_lists`).
+    catalogue : int or iterable
+        The number of items in the catalogue, or the item ids themselves; an item
+        never recommended counts 0 (and adds nothing to the entropy).
+    k : int or None, default=None
+        Cut-off.
+    base : float, default=2.0
+        Base of the logarithm (2: bits).
+
+    Returns
+    -------
+    float
+        0 when one item takes every slot, :math:`\log |I|` when every item is
+        recommended equally often.
+
+    Notes
+    -----
+    With :math:`c_x` the number of lists whose top :math:`k` holds item :math:`x` and
+    :math:`q_x = c_x / \sum_y c_y`,
+
+    .. math:: H = -\sum_{x \in I,\, q_x > 0} q_x \log q_x.
+
+    Chapter: :doc:`/chapters/24_beyond_accuracy`.
+
+    References
+    ----------
+    Shani and Gunawardana (2011), "Evaluating recommendation systems".
+
+    Examples
+    --------
+    >>> from rankeval.beyond import exposure_entropy
+    >>> exposure_entropy({"u": ["a", "b"], "v": ["a", "c"]}, 4)
+    1.5
+    """
+    if isinstance(base, (bool, np.bool_)) or not isinstance(base, numbers.Real) \
+            or not math.isfinite(base) or not base > 0 or base == 1:
+        raise ValueError(f"base must be positive and not 1, got {base!r}")
+    c = _recommendation_counts(run, catalogue, k)
+    q = c[c > 0] / math.fsum(c)
+    return -math.fsum(q * np.log(q)) / math.log(base)
 
 
 # --- exposure --------------------------------------------------------------------------
