@@ -257,10 +257,10 @@ def novelty(run, popularity, n_users, k=None, *, per_user=False):
 
     Notes
     -----
-    With :math:`p(i) = \mathrm{pop}(i) / |U|` the share of users who know item
-    :math:`i`,
+    With :math:`s_i = \mathrm{pop}(i) / n_{\mathrm{users}}` the popularity share of
+    item :math:`i` (the share of the training users who know it),
 
-    .. math:: \mathrm{Nov@}k(u) = \frac{1}{|L_k(u)|} \sum_{i \in L_k(u)} -\log_2 p(i).
+    .. math:: \mathrm{Nov@}k(u) = \frac{1}{|L_k(u)|} \sum_{i \in L_k(u)} -\log_2 s_i.
 
     An item nobody interacted with has infinite self-information and raises
     ``ValueError``.
@@ -536,8 +536,8 @@ def exposure_gini(run, catalogue, k=None):
     Returns
     -------
     float
-        0 when every item is recommended equally often, :math:`(|I| - 1)/|I|` when
-        one item takes every slot.
+        0 when every item is recommended equally often, 1 when one item takes every
+        slot (a catalogue of one item has no inequality to measure: 0).
 
     Notes
     -----
@@ -545,10 +545,13 @@ def exposure_gini(run, catalogue, k=None):
     sorted increasingly as :math:`c_{(1)} \le \dots \le c_{(n)}` over the
     :math:`n = |I|` items of the catalogue,
 
-    .. math:: G = \frac{\sum_{j=1}^{n} (2j - n - 1)\, c_{(j)}}{n \sum_{j} c_{(j)}}
-              = \frac{\sum_{x, y} |c_x - c_y|}{2 n \sum_x c_x}.
+    .. math:: G = \frac{\sum_{j=1}^{n} (2j - n - 1)\, c_{(j)}}{(n - 1) \sum_{j} c_{(j)}}
+              = \frac{\sum_{x, y} |c_x - c_y|}{2 (n - 1) \sum_x c_x},
 
-    Lists that recommend nothing at all raise ``ValueError``.
+    the normalisation of Shani and Gunawardana, so that one item taking every slot
+    gives 1 (without the factor :math:`n/(n - 1)`, the textbook Gini coefficient of
+    the counts, its maximum is :math:`(n - 1)/n`). Lists that recommend nothing at
+    all raise ``ValueError``.
 
     Chapter: :doc:`/chapters/24_beyond_accuracy`.
 
@@ -560,12 +563,14 @@ def exposure_gini(run, catalogue, k=None):
     --------
     >>> from rankeval.beyond import exposure_gini
     >>> exposure_gini({"u": ["a", "b"], "v": ["a", "c"]}, 4)
-    0.375
+    0.5
     """
     c = np.sort(_recommendation_counts(run, catalogue, k), kind="stable")
     n = c.size
+    if n == 1:
+        return 0.0
     j = np.arange(1, n + 1, dtype=float)
-    return math.fsum((2 * j - n - 1) * c) / (n * math.fsum(c))
+    return math.fsum((2 * j - n - 1) * c) / ((n - 1) * math.fsum(c))
 
 
 def exposure_entropy(run, catalogue, k=None, *, base=2.0):
@@ -628,10 +633,10 @@ def position_exposure(n, *, model="log", patience=0.5):
         Number of positions.
     model : {"log", "rbp"}, default="log"
         ``"log"``: :math:`v_i = 1/\log_2(1 + i)` (the DCG discount, Singh and
-        Joachims 2018); ``"rbp"``: :math:`v_i = \gamma^{i-1}` (a patient reader who
-        goes on with probability :math:`\gamma`, Diaz et al. 2020).
+        Joachims 2018); ``"rbp"``: :math:`v_i = \theta^{i-1}` (a patient reader who
+        goes on with probability :math:`\theta`, Diaz et al. 2020).
     patience : float, default=0.5
-        :math:`\gamma` of ``"rbp"``, in :math:`(0, 1)`.
+        :math:`\theta` of ``"rbp"``, in :math:`(0, 1)`.
 
     Returns
     -------
@@ -767,7 +772,7 @@ def _ideal_exposure(grades: np.ndarray, patience: float) -> np.ndarray:
     return target
 
 
-def expected_exposure(rankings, relevance, *, patience=0.5):
+def expected_exposure(rankings, relevance, *, patience=0.5, weights=None):
     r"""Expected-exposure loss, disparity and relevance of a stochastic ranker.
 
     Parameters
@@ -779,7 +784,12 @@ def expected_exposure(rankings, relevance, *, patience=0.5):
     relevance : mapping
         Every candidate item of the query to its grade.
     patience : float, default=0.5
-        :math:`\gamma` of the RBP browsing model, :math:`v_i = \gamma^{i-1}`.
+        :math:`\theta` of the RBP browsing model, :math:`v_i = \theta^{i-1}`.
+    weights : sequence of float, optional
+        The probability of each ranking, for a policy given exactly rather than by
+        samples (for instance every permutation with its Plackett-Luce probability):
+        finite, at least 0, with a positive sum; normalised to sum 1. Default: every
+        ranking weighs the same (samples).
 
     Returns
     -------
@@ -789,7 +799,8 @@ def expected_exposure(rankings, relevance, *, patience=0.5):
 
     Notes
     -----
-    With :math:`\varepsilon_d` the mean over samples of item :math:`d`'s exposure and
+    With :math:`\varepsilon_d` the mean over samples of item :math:`d`'s exposure
+    (weighted by ``weights`` when given: its expectation under the policy) and
     :math:`\varepsilon^*_d` its exposure under the ideal policy (items sorted by
     grade, ties shuffled uniformly, so equally relevant items share their positions'
     exposure),
@@ -830,6 +841,17 @@ def expected_exposure(rankings, relevance, *, patience=0.5):
     samples = list(rankings)
     if not samples:
         raise ValueError("no sampled ranking")
+    if weights is None:
+        w = np.ones(len(samples))
+    else:
+        try:
+            w = np.asarray(weights, dtype=float)
+        except (TypeError, ValueError):
+            raise TypeError("weights must be a sequence of numbers, one per ranking") from None
+        if w.shape != (len(samples),):
+            raise ValueError(f"weights has {w.size} values for {len(samples)} rankings")
+        if not np.isfinite(w).all() or (w < 0).any() or not w.sum() > 0:
+            raise ValueError("weights must be finite, at least 0, with a positive sum")
     n = len(items)
     v = position_exposure(n, model="rbp", patience=patience)
     total = np.zeros(n)
@@ -842,8 +864,8 @@ def expected_exposure(rankings, relevance, *, patience=0.5):
         if repeated is not None:
             raise ValueError(f"sampled ranking {number} names the item {repeated!r} twice")
         idx = [where[d] if d in where else _lookup({}, d, "grade") for d in ranking]
-        total[idx] += v[: len(idx)]
-    eps = total / len(samples)
+        total[idx] += w[number] * v[: len(idx)]
+    eps = total / w.sum()
     target = _ideal_exposure(grades, patience)
     disparity = float(eps @ eps)
     rel = float(eps @ target)
