@@ -462,8 +462,9 @@ def popularity_lift(run, profiles, popularity, k=None):
 
     References
     ----------
-    Abdollahpouri, Burke and Mobasher (2019), "Managing popularity bias in
-    recommender systems with personalized re-ranking".
+    Abdollahpouri, Mansoury, Burke and Mobasher (2019), "The unfairness of popularity
+    bias in recommendation" (their :math:`\Delta\mathrm{GAP}`, here with all users as
+    one group).
 
     Examples
     --------
