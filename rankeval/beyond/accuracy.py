@@ -29,6 +29,8 @@ __all__ = [
     "intra_list_diversity",
     "average_recommendation_popularity",
     "popularity_lift",
+    "exposure_gini",
+    "exposure_entropy",
     "position_exposure",
     "group_exposure",
     "expected_exposure",
@@ -255,10 +257,10 @@ def novelty(run, popularity, n_users, k=None, *, per_user=False):
 
     Notes
     -----
-    With :math:`p(i) = \mathrm{pop}(i) / |U|` the share of users who know item
-    :math:`i`,
+    With :math:`s_i = \mathrm{pop}(i) / n_{\mathrm{users}}` the popularity share of
+    item :math:`i` (the share of the training users who know it),
 
-    .. math:: \mathrm{Nov@}k(u) = \frac{1}{|L_k(u)|} \sum_{i \in L_k(u)} -\log_2 p(i).
+    .. math:: \mathrm{Nov@}k(u) = \frac{1}{|L_k(u)|} \sum_{i \in L_k(u)} -\log_2 s_i.
 
     An item nobody interacted with has infinite self-information and raises
     ``ValueError``.
@@ -460,8 +462,9 @@ def popularity_lift(run, profiles, popularity, k=None):
 
     References
     ----------
-    Abdollahpouri, Burke and Mobasher (2019), "Managing popularity bias in
-    recommender systems with personalized re-ranking".
+    Abdollahpouri, Mansoury, Burke and Mobasher (2019), "The unfairness of popularity
+    bias in recommendation" (their :math:`\Delta\mathrm{GAP}`, here with all users as
+    one group).
 
     Examples
     --------
@@ -483,6 +486,142 @@ def popularity_lift(run, profiles, popularity, k=None):
     return (gap_l - gap_p) / gap_p
 
 
+# --- concentration of the recommendations ------------------------------------------
+
+
+def _recommendation_counts(run, catalogue, k):
+    """How often each catalogue item appears in the top-``k`` lists (0 if never), in
+    the order of the catalogue; the catalogue's size checked as in coverage."""
+    lists = ranked_lists(run, k)
+    counts: dict = {}
+    for items in lists.values():
+        for item in items:
+            counts[item] = counts.get(item, 0) + 1
+    if isinstance(catalogue, (int, np.integer)) and not isinstance(catalogue, bool):
+        size = int(catalogue)
+        if size < 1:
+            raise ValueError("the catalogue is empty")
+        if size < len(counts):
+            raise ValueError(f"catalogue of {size} items, but {len(counts)} are recommended")
+        values = list(counts.values()) + [0] * (size - len(counts))
+    elif isinstance(catalogue, (str, bytes)) or not hasattr(catalogue, "__iter__"):
+        raise TypeError("catalogue must be the number of items (an int) or the item ids, "
+                        f"got {catalogue!r}")
+    else:
+        items = list(dict.fromkeys(catalogue))
+        if not items:
+            raise ValueError("the catalogue is empty")
+        outside = [i for i in counts if i not in set(items)]
+        if outside:
+            raise ValueError(f"the recommended item {outside[0]!r} is not in the catalogue")
+        values = [counts.get(i, 0) for i in items]
+    if sum(values) == 0:
+        raise ValueError("the lists recommend nothing: the concentration of no "
+                         "recommendations is undefined")
+    return np.array(values, dtype=float)
+
+
+def exposure_gini(run, catalogue, k=None):
+    r"""Gini index of how often each catalogue item is recommended.
+
+    Parameters
+    ----------
+    run : dict or pandas.DataFrame
+        The recommendations (see :func:`ranked_lists`).
+    catalogue : int or iterable
+        The number of items in the catalogue, or the item ids themselves; an item
+        never recommended counts 0.
+    k : int or None, default=None
+        Cut-off.
+
+    Returns
+    -------
+    float
+        0 when every item is recommended equally often, 1 when one item takes every
+        slot (a catalogue of one item has no inequality to measure: 0).
+
+    Notes
+    -----
+    With :math:`c_x` the number of lists whose top :math:`k` holds item :math:`x`,
+    sorted increasingly as :math:`c_{(1)} \le \dots \le c_{(n)}` over the
+    :math:`n = |I|` items of the catalogue,
+
+    .. math:: G = \frac{\sum_{j=1}^{n} (2j - n - 1)\, c_{(j)}}{(n - 1) \sum_{j} c_{(j)}}
+              = \frac{\sum_{x, y} |c_x - c_y|}{2 (n - 1) \sum_x c_x},
+
+    the normalisation of Shani and Gunawardana, so that one item taking every slot
+    gives 1 (without the factor :math:`n/(n - 1)`, the textbook Gini coefficient of
+    the counts, its maximum is :math:`(n - 1)/n`). Lists that recommend nothing at
+    all raise ``ValueError``.
+
+    Chapter: :doc:`/chapters/24_beyond_accuracy`.
+
+    References
+    ----------
+    Shani and Gunawardana (2011), "Evaluating recommendation systems".
+
+    Examples
+    --------
+    >>> from rankeval.beyond import exposure_gini
+    >>> exposure_gini({"u": ["a", "b"], "v": ["a", "c"]}, 4)
+    0.5
+    """
+    c = np.sort(_recommendation_counts(run, catalogue, k), kind="stable")
+    n = c.size
+    if n == 1:
+        return 0.0
+    j = np.arange(1, n + 1, dtype=float)
+    return math.fsum((2 * j - n - 1) * c) / ((n - 1) * math.fsum(c))
+
+
+def exposure_entropy(run, catalogue, k=None, *, base=2.0):
+    r"""Shannon entropy of the share of recommendations that each catalogue item gets.
+
+    Parameters
+    ----------
+    run : dict or pandas.DataFrame
+        The recommendations (see :func:`ranked_lists`).
+    catalogue : int or iterable
+        The number of items in the catalogue, or the item ids themselves; an item
+        never recommended counts 0 (and adds nothing to the entropy).
+    k : int or None, default=None
+        Cut-off.
+    base : float, default=2.0
+        Base of the logarithm (2: bits).
+
+    Returns
+    -------
+    float
+        0 when one item takes every slot, :math:`\log |I|` when every item is
+        recommended equally often.
+
+    Notes
+    -----
+    With :math:`c_x` the number of lists whose top :math:`k` holds item :math:`x` and
+    :math:`q_x = c_x / \sum_y c_y`,
+
+    .. math:: H = -\sum_{x \in I,\, q_x > 0} q_x \log q_x.
+
+    Chapter: :doc:`/chapters/24_beyond_accuracy`.
+
+    References
+    ----------
+    Shani and Gunawardana (2011), "Evaluating recommendation systems".
+
+    Examples
+    --------
+    >>> from rankeval.beyond import exposure_entropy
+    >>> exposure_entropy({"u": ["a", "b"], "v": ["a", "c"]}, 4)
+    1.5
+    """
+    if isinstance(base, (bool, np.bool_)) or not isinstance(base, numbers.Real) \
+            or not math.isfinite(base) or not base > 0 or base == 1:
+        raise ValueError(f"base must be positive and not 1, got {base!r}")
+    c = _recommendation_counts(run, catalogue, k)
+    q = c[c > 0] / math.fsum(c)
+    return -math.fsum(q * np.log(q)) / math.log(base)
+
+
 # --- exposure --------------------------------------------------------------------------
 
 
@@ -495,10 +634,10 @@ def position_exposure(n, *, model="log", patience=0.5):
         Number of positions.
     model : {"log", "rbp"}, default="log"
         ``"log"``: :math:`v_i = 1/\log_2(1 + i)` (the DCG discount, Singh and
-        Joachims 2018); ``"rbp"``: :math:`v_i = \gamma^{i-1}` (a patient reader who
-        goes on with probability :math:`\gamma`, Diaz et al. 2020).
+        Joachims 2018); ``"rbp"``: :math:`v_i = \theta^{i-1}` (a patient reader who
+        goes on with probability :math:`\theta`, Diaz et al. 2020).
     patience : float, default=0.5
-        :math:`\gamma` of ``"rbp"``, in :math:`(0, 1)`.
+        :math:`\theta` of ``"rbp"``, in :math:`(0, 1)`.
 
     Returns
     -------
@@ -634,7 +773,7 @@ def _ideal_exposure(grades: np.ndarray, patience: float) -> np.ndarray:
     return target
 
 
-def expected_exposure(rankings, relevance, *, patience=0.5):
+def expected_exposure(rankings, relevance, *, patience=0.5, weights=None):
     r"""Expected-exposure loss, disparity and relevance of a stochastic ranker.
 
     Parameters
@@ -646,7 +785,12 @@ def expected_exposure(rankings, relevance, *, patience=0.5):
     relevance : mapping
         Every candidate item of the query to its grade.
     patience : float, default=0.5
-        :math:`\gamma` of the RBP browsing model, :math:`v_i = \gamma^{i-1}`.
+        :math:`\theta` of the RBP browsing model, :math:`v_i = \theta^{i-1}`.
+    weights : sequence of float, optional
+        The probability of each ranking, for a policy given exactly rather than by
+        samples (for instance every permutation with its Plackett-Luce probability):
+        finite, at least 0, with a positive sum; normalised to sum 1. Default: every
+        ranking weighs the same (samples).
 
     Returns
     -------
@@ -656,7 +800,8 @@ def expected_exposure(rankings, relevance, *, patience=0.5):
 
     Notes
     -----
-    With :math:`\varepsilon_d` the mean over samples of item :math:`d`'s exposure and
+    With :math:`\varepsilon_d` the mean over samples of item :math:`d`'s exposure
+    (weighted by ``weights`` when given: its expectation under the policy) and
     :math:`\varepsilon^*_d` its exposure under the ideal policy (items sorted by
     grade, ties shuffled uniformly, so equally relevant items share their positions'
     exposure),
@@ -697,6 +842,17 @@ def expected_exposure(rankings, relevance, *, patience=0.5):
     samples = list(rankings)
     if not samples:
         raise ValueError("no sampled ranking")
+    if weights is None:
+        w = np.ones(len(samples))
+    else:
+        try:
+            w = np.asarray(weights, dtype=float)
+        except (TypeError, ValueError):
+            raise TypeError("weights must be a sequence of numbers, one per ranking") from None
+        if w.shape != (len(samples),):
+            raise ValueError(f"weights has {w.size} values for {len(samples)} rankings")
+        if not np.isfinite(w).all() or (w < 0).any() or not w.sum() > 0:
+            raise ValueError("weights must be finite, at least 0, with a positive sum")
     n = len(items)
     v = position_exposure(n, model="rbp", patience=patience)
     total = np.zeros(n)
@@ -709,8 +865,8 @@ def expected_exposure(rankings, relevance, *, patience=0.5):
         if repeated is not None:
             raise ValueError(f"sampled ranking {number} names the item {repeated!r} twice")
         idx = [where[d] if d in where else _lookup({}, d, "grade") for d in ranking]
-        total[idx] += v[: len(idx)]
-    eps = total / len(samples)
+        total[idx] += w[number] * v[: len(idx)]
+    eps = total / w.sum()
     target = _ideal_exposure(grades, patience)
     disparity = float(eps @ eps)
     rel = float(eps @ target)
