@@ -26,30 +26,52 @@ from .accuracy import (
 )
 from .agreement import cohen_kappa, fleiss_kappa, krippendorff_alpha, rating_table, system_tau
 from .discriminative import discriminative_power, swap_rate, topic_matrix
+from .spread import (
+    long_tail,
+    ranking_equal_opportunity,
+    ranking_statistical_parity,
+    serendipity,
+    tail_share,
+)
+
+#: short names of the concentration measures (RecBole's and Elliot's ``Gini``/``entropy``)
+gini = exposure_gini
+entropy = exposure_entropy
+reo = ranking_equal_opportunity
+rsp = ranking_statistical_parity
 
 __all__ = [
     "average_recommendation_popularity",
     "catalogue_coverage",
     "cohen_kappa",
     "discriminative_power",
+    "entropy",
     "expected_exposure",
     "expected_sampled_hit",
     "exposure_entropy",
     "exposure_gini",
     "fleiss_kappa",
     "full_ranks",
+    "gini",
     "group_exposure",
     "intra_list_diversity",
     "krippendorff_alpha",
+    "long_tail",
     "miscalibration",
     "novelty",
     "popularity_lift",
     "position_exposure",
     "rank_metrics",
+    "ranking_equal_opportunity",
+    "ranking_statistical_parity",
     "ranked_lists",
     "rating_table",
+    "reo",
+    "rsp",
     "sampled_ranks",
+    "serendipity",
     "swap_rate",
     "system_tau",
+    "tail_share",
     "topic_matrix",
 ]
