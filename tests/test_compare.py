@@ -787,3 +787,15 @@ def test_wilcoxon_counts_ties_hidden_by_rounding():
     # a difference of 1e-9 is a difference, not rounding
     apart = paired_test(x + np.arange(9) * 1e-9, y, test="wilcoxon")
     assert apart.pvalue == stats.wilcoxon(x + np.arange(9) * 1e-9 - y).pvalue
+
+
+def test_wins_ties_and_losses_per_query():
+    # q1: a better; q2: equal up to rounding (0.3 vs 0.1 + 0.2); q3, q4: a worse
+    a = pd.DataFrame({"AP": [0.9, 0.3, 0.2, 0.1], "MR@10": [1.0, 2.0, 3.0, 3.0]},
+                     index=["q1", "q2", "q3", "q4"])
+    b = pd.DataFrame({"AP": [0.5, 0.1 + 0.2, 0.4, 0.6], "MR@10": [2.0, 2.0, 1.0, 5.0]},
+                     index=["q1", "q2", "q3", "q4"])
+    table = compare({"a": a, "b": b}, ["AP", "MR@10"]).set_index("measure")
+    assert table.loc["AP", ["wins", "ties", "losses"]].tolist() == [1, 1, 2]
+    # MR: lower is better, so a lower rank is a win
+    assert table.loc["MR@10", ["wins", "ties", "losses"]].tolist() == [2, 1, 1]

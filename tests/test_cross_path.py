@@ -45,6 +45,12 @@ NEEDS_A_PARAMETER = {"RprecMult": "RprecMult@0.5", "IPrec": "IPrec@0.1",
 # of a relevant document that is nowhere), and evaluate refuses them there; this data has
 # one, so they are spelled with the cut-off that makes such a query score k + 1
 NEEDS_A_PARAMETER |= {"MR": "MR@20", "FRP": "FRP@20"}
+# the C/W/L measures need the top of the grade scale (max_rel; this data's is 4), F1 and
+# the truncated ones a cut-off
+NEEDS_A_PARAMETER |= {"F1": "F1@10", "INST": "INST(max_rel=4)", "INSQ": "INSQ(max_rel=4)",
+                      "BPM": "BPM(max_rel=4)@10", "NERR8": "NERR8(max_rel=4)@10",
+                      "NERR9": "NERR9(max_rel=4)@10", "NERR10": "NERR10(max_rel=4)",
+                      "NERR11": "NERR11(max_rel=4)", "SDCG": "SDCG(max_rel=4)@10"}
 DEFAULT_SPELLINGS = [NEEDS_A_PARAMETER.get(n, n) for n, d in DECLARATIONS.items()
                      if d.needs == "ranking"]  # fmt: skip
 PARAMETERISED = ["P@5", "P(rel=2)@5", "R@3", "AP@10", "RR@3", "nDCG@10", "nDCG@3",

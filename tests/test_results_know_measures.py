@@ -125,9 +125,10 @@ def test_every_declaration_has_a_direction():
     for d in DECLARATIONS.values():
         assert isinstance(d.lower_is_better, bool), d.name
     lower = {name for name, d in DECLARATIONS.items() if d.lower_is_better}
-    # the rank positions and the share of unjudged documents; every other measure
-    # (precision, recall, gains, counts of relevant documents...) grows with quality
-    assert lower == {"MR", "FRP", "Unj"}
+    # the rank positions, the share of unjudged documents and the share of the judged
+    # non-relevant ones shown (FallOut); every other measure (precision, recall, gains,
+    # counts of relevant documents...) grows with quality
+    assert lower == {"MR", "FRP", "Unj", "FallOut"}
     for name in ("MR@10", "MR", "FRP", "Unj@10", "unj_10"):
         assert rankeval.parse_measure(name).lower_is_better, name
     for name in ("AP", "nDCG@10", "map", "RR", "P@5", "GMAP", "Judged@10"):

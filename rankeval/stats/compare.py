@@ -866,7 +866,11 @@ def compare(
         sums; for GMAP and GMBpref, of the logs, see Notes), ``ci_low`` and
         ``ci_high`` (bootstrap interval of the difference), ``cohens_d``
         (effect size, see :func:`effect_size`), ``statistic``, ``p_value``,
-        ``p_adjusted`` (corrected across the whole table) and ``significant``.
+        ``wins``, ``ties`` and ``losses`` (the queries where ``system`` does
+        better than, as well as, worse than ``other``: a higher value, or a lower
+        one for a measure where lower is better; equal up to rounding is a tie;
+        PyTerrier's ``+``/``-`` counts), ``p_adjusted`` (corrected across the
+        whole table) and ``significant``.
         ``table.attrs`` records the test, correction, alpha, confidence and
         baseline, which :func:`report` prints, and under
         ``"rankeval.measures"`` the measure of each compared column, from
@@ -1052,6 +1056,12 @@ def _comparison(columns, s, o, measure, known, test, confidence, n_resamples, rn
         raise type(error)(f"{where}: {error}") from None
     e = effect_size(tx, ty)
     scale = x.size if kind == "sum" else 1  # a count: the difference of the sums
+    # per-query wins, ties and losses of s (a tie: equal up to rounding; lower is better
+    # for MR, FRP, Unj, FallOut: a win is then a lower value)
+    d = _snap_ties(x - y, _rounding_tolerance(x, y)) if x.size else x - y
+    if known is not None and known.lower_is_better:
+        d = -d
+    wins, losses = int(np.count_nonzero(d > 0)), int(np.count_nonzero(d < 0))
     return {
         "system": s,
         "other": o,
@@ -1064,6 +1074,9 @@ def _comparison(columns, s, o, measure, known, test, confidence, n_resamples, rn
         "cohens_d": e["cohens_d"],
         "statistic": t.statistic,
         "p_value": t.pvalue,
+        "wins": wins,
+        "ties": int(x.size) - wins - losses,
+        "losses": losses,
     }
 
 
