@@ -799,3 +799,16 @@ def test_wins_ties_and_losses_per_query():
     assert table.loc["AP", ["wins", "ties", "losses"]].tolist() == [1, 1, 2]
     # MR: lower is better, so a lower rank is a win
     assert table.loc["MR@10", ["wins", "ties", "losses"]].tolist() == [2, 1, 1]
+
+
+def test_report_shows_wins_ties_and_losses_against_the_baseline():
+    a = pd.Series([0.9, 0.3, 0.2, 0.1], index=["q1", "q2", "q3", "q4"])
+    b = pd.Series([0.5, 0.3, 0.4, 0.6], index=["q1", "q2", "q3", "q4"])
+    c = pd.Series([0.6, 0.3, 0.5, 0.7], index=["q1", "q2", "q3", "q4"])
+    table = compare({"base": b, "a": a, "c": c}, baseline="base")
+    text = report(table, wins=True)
+    assert "| (b) a | 0.3750 1/1/2 |" in text
+    assert "| (c) c | **0.5250** 3/1/0 |" in text.replace("<sup>a</sup>", "")
+    assert "W/T/L: queries won, tied and lost against the baseline (base)." in text
+    with pytest.raises(ValueError, match="against a baseline"):
+        report(compare({"a": a, "b": b}), wins=True)

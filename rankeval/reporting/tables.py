@@ -28,7 +28,7 @@ def latex(text) -> str:
     return "".join(_LATEX_SPECIAL.get(c, c) for c in str(text))
 
 
-def report(table, format="markdown", *, digits=4, lower_is_better=None):
+def report(table, format="markdown", *, digits=4, lower_is_better=None, wins=False):
     r"""Render a :func:`compare` table as a markdown or LaTeX table of means.
 
     One row per system, one column per measure, each cell the system's mean
@@ -55,6 +55,11 @@ def report(table, format="markdown", *, digits=4, lower_is_better=None):
         that for every column: exactly the columns it names are
         lower-is-better, their best system being the lowest and a significant
         difference counting for the system with the lower mean.
+    wins : bool, default=False
+        For a table compared against a baseline (``compare(..., baseline=...)``): after
+        each other system's mean, its per-query wins, ties and losses against the
+        baseline (``W/T/L``, the ``wins``, ``ties`` and ``losses`` columns), as
+        PyTerrier's ``Experiment(baseline=...)`` reports them.
 
     Returns
     -------
@@ -93,6 +98,7 @@ def report(table, format="markdown", *, digits=4, lower_is_better=None):
     alpha = 0.05).
     """
     _check_report_options(table, format, digits)
+    counts = _win_counts(table) if wins else {}
     systems, measures = _systems_and_measures(table)
     lower = _lower_is_better(measures, table.attrs, lower_is_better)
     letters = {name: _letter(i) for i, name in enumerate(systems)}
@@ -114,14 +120,39 @@ def report(table, format="markdown", *, digits=4, lower_is_better=None):
         text = rf"\textbf{{{text}}}" if v == best[m] else text
         return text + (f"$^{{{sup}}}$" if sup else "")
 
+    def with_counts(s, m):
+        text = cell(s, m)
+        return f"{text} {counts[(s, m)]}" if (s, m) in counts else text
+
     legend = _legend(table, measures, lower, format)
-    rows = [(s, letters[s], [cell(s, m) for m in measures]) for s in systems]
+    if counts:
+        legend += (f" W/T/L: queries won, tied and lost against the baseline "
+                   f"({table.attrs['baseline']}).")
+    rows = [(s, letters[s], [with_counts(s, m) for m in measures]) for s in systems]
     if format == "markdown":
         return _markdown_table(measures, rows) + "\n\n" + legend
     return _latex_table(measures, rows) + "\n% " + legend
 
 
 # --- the parts of report -------------------------------------------------------------------
+
+
+def _win_counts(table) -> dict:
+    """(system, measure) -> "W/T/L" against the baseline; a ValueError without one."""
+    baseline = table.attrs.get("baseline")
+    if baseline is None:
+        raise ValueError("wins=True reports wins, ties and losses against a baseline: "
+                         "compare(systems, baseline=...) first")
+    if not {"wins", "ties", "losses"} <= set(table.columns):
+        raise ValueError("the table has no wins, ties and losses columns (compare makes them)")
+    counts = {}
+    for _, row in table.iterrows():
+        w, t, lost = int(row["wins"]), int(row["ties"]), int(row["losses"])
+        if row["other"] == baseline:
+            counts[(row["system"], row["measure"])] = f"{w}/{t}/{lost}"
+        elif row["system"] == baseline:
+            counts[(row["other"], row["measure"])] = f"{lost}/{t}/{w}"
+    return counts
 
 
 def _check_report_options(table, format, digits) -> None:
