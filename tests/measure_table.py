@@ -58,6 +58,7 @@ from rankeval import (
     set_recall,
     trec_rbp,
 )
+from rankeval.metrics.intent_aware import intent_aware
 
 
 @dataclass(frozen=True)
@@ -439,6 +440,18 @@ MEASURES = {
     "nERR-IA": Row(
         "nERR-IA@5", lambda f, r, j: f(r, 5, judgments=j, normalization="ideal"),
         ["nERR-IA@5", "nERR-IA@200"]),
+    "P-IA": Row(
+        "P-IA@5", lambda f, r, j: intent_aware(r, j, 5, measure="P-IA"),
+        ["P-IA@5", "P-IA@200"]),
+    "StRecall": Row(
+        "StRecall@5", lambda f, r, j: intent_aware(r, j, 5, measure="StRecall"),
+        ["StRecall@5", "StRecall@200"]),
+    "AP-IA": Row(
+        "AP-IA", lambda f, r, j: intent_aware(r, j, measure="AP-IA"), ["AP-IA"]),
+    "NRBP": Row(
+        "NRBP", lambda f, r, j: intent_aware(r, j, measure="NRBP"), ["NRBP"]),
+    "nNRBP": Row(
+        "nNRBP", lambda f, r, j: intent_aware(r, j, measure="nNRBP"), ["nNRBP"]),
     "F1": Row(
         "F1@5", lambda f, g, J: f(np.maximum(_z(g), 0), 5, n_relevant=(J >= 1).sum()),
         ["F1@5", "F1@200", "F1(rel=2)@10"],

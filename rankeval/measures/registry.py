@@ -62,6 +62,7 @@ _MODULES = tuple(
         "cwl",
         "compat",
         "diversity",
+        "intent_aware",
     )
 )
 
@@ -122,7 +123,7 @@ _TREC_SETS = {
 # what to use instead where rankeval has it; matched folded, as the names above.
 _NOT_HERE = {
     **dict.fromkeys((
-        "P_rel", "StRecall", "AP_IA", "P_IA", "MAP_IA", "nNRBP", "NRBP", "Accuracy",
+        "P_rel", "Accuracy",
         "ideal_dcg", "runid", "yaap",
     ), "an ir_measures/trec_eval measure that rankeval does not compute"),
     "relstring": "trec_eval's string of each query's top grades, not a number, which "
