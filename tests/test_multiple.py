@@ -78,3 +78,29 @@ def test_wins_losses_by_hand():
     assert wins_losses(scores, "bm25", tolerance=0.05).values.tolist() == [["dense", 1, 1, 2, 4]]
     with pytest.raises(ValueError, match="baseline 'x'"):
         wins_losses(scores, "x")
+
+
+def test_across_runs_against_scipy_and_by_hand():
+    from scipy.stats import ttest_rel
+
+    from rankeval.stats.multiple import across_runs
+
+    rng = np.random.default_rng(3)
+    a = [pd.DataFrame({"AP": rng.random(30) * 0.5 + 0.3}) for _ in range(5)]
+    b = [pd.DataFrame({"AP": rng.random(30) * 0.5 + 0.2}) for _ in range(5)]
+    out = across_runs({"a": a, "b": b}, "AP")
+    ma = np.array([t["AP"].mean() for t in a])
+    mb = np.array([t["AP"].mean() for t in b])
+    summary = out["summary"]
+    assert summary.loc["a", "mean"] == pytest.approx(ma.mean())
+    assert summary.loc["a", "std"] == pytest.approx(ma.std(ddof=1))
+    assert summary.loc["b", "se"] == pytest.approx(mb.std(ddof=1) / np.sqrt(5))
+    assert summary.loc["a", "runs"] == 5
+    row = out["pairs"].iloc[0]
+    expected = ttest_rel(ma, mb)
+    assert row["p_value"] == pytest.approx(expected.pvalue)
+    assert row["difference"] == pytest.approx((ma - mb).mean())
+    with pytest.raises(ValueError, match="same number of repetitions"):
+        across_runs({"a": a, "b": b[:3]}, "AP")
+    with pytest.raises(ValueError, match="at least two"):
+        across_runs({"a": a[:1], "b": b[:1]}, "AP")

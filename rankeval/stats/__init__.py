@@ -6,9 +6,9 @@ wins and losses), comparing rankings (:mod:`~rankeval.stats.correlation`) and li
 ``rankeval.stats.rbo``, ``tau_ap``, ``tukey_hsd`` and ``wins_losses`` are the short names.
 """
 
-from rankeval.stats.multiple import tukey_hsd, wins_losses
+from rankeval.stats.multiple import across_runs, tukey_hsd, wins_losses
 from rankeval.stats.similarity import rank_biased_overlap, tau_ap
 
 rbo = rank_biased_overlap
 
-__all__ = ["rbo", "rank_biased_overlap", "tau_ap", "tukey_hsd", "wins_losses"]
+__all__ = ["rbo", "rank_biased_overlap", "tau_ap", "tukey_hsd", "wins_losses", "across_runs"]

@@ -14,6 +14,25 @@ import numpy as np
 import pandas as pd
 
 
+def _column(name, scores, measure) -> pd.Series:
+    """One system's per-query scores as a Series (the ``measure`` column of a table)."""
+    if isinstance(scores, pd.DataFrame):
+        if measure is None:
+            if scores.shape[1] != 1:
+                raise ValueError(f"system {name!r} has columns {list(scores.columns)}: "
+                                 "say which with measure=")
+            scores = scores.iloc[:, 0]
+        elif measure not in scores.columns:
+            raise ValueError(f"system {name!r} has no column {measure!r}; it has "
+                             f"{list(scores.columns)}")
+        else:
+            scores = scores[measure]
+    if not isinstance(scores, pd.Series):
+        raise TypeError(f"system {name!r}: per-query scores must be a Series or a "
+                        f"frame indexed by query id, got {type(scores).__name__}")
+    return scores
+
+
 def _matrix(systems, measure) -> pd.DataFrame:
     """Per-query scores as a frame: one row per query, one column per system."""
     if isinstance(systems, pd.DataFrame) and measure is None:
@@ -23,23 +42,8 @@ def _matrix(systems, measure) -> pd.DataFrame:
             raise TypeError("systems must be a dict name -> per-query scores (the table "
                             "evaluate returns, or a Series), or a frame queries x systems, "
                             f"got {type(systems).__name__}")
-        columns = {}
-        for name, scores in systems.items():
-            if isinstance(scores, pd.DataFrame):
-                if measure is None:
-                    if scores.shape[1] != 1:
-                        raise ValueError(f"system {name!r} has columns {list(scores.columns)}: "
-                                         "say which with measure=")
-                    scores = scores.iloc[:, 0]
-                elif measure not in scores.columns:
-                    raise ValueError(f"system {name!r} has no column {measure!r}; it has "
-                                     f"{list(scores.columns)}")
-                else:
-                    scores = scores[measure]
-            if not isinstance(scores, pd.Series):
-                raise TypeError(f"system {name!r}: per-query scores must be a Series or a "
-                                f"frame indexed by query id, got {type(scores).__name__}")
-            columns[str(name)] = scores
+        columns = {str(name): _column(name, scores, measure)
+                   for name, scores in systems.items()}
         if not columns:
             raise ValueError("no systems given")
         queries = [set(s.index) for s in columns.values()]
@@ -210,4 +214,94 @@ def wins_losses(systems, baseline: str, measure: str | None = None, *,
     return pd.DataFrame(rows)
 
 
-__all__ = ["tukey_hsd", "wins_losses"]
+def across_runs(systems, measure: str | None = None, *, paired: bool = True) -> dict:
+    r"""Systems evaluated several times (folds, seeds): the spread of their means, and
+    paired tests over the repetitions.
+
+    Parameters
+    ----------
+    systems : dict of {str: list of DataFrame or Series}
+        For each system, one table of per-query scores per repetition (the tables
+        :func:`rankeval.evaluate` returns), in the same order for every system: fold
+        :math:`i` (or seed :math:`i`) of one system is paired with fold :math:`i` of the
+        others.
+    measure : str, optional
+        The column, when the tables have several.
+    paired : bool, default=True
+        Test every pair of systems over the repetitions (a paired t-test of the
+        per-repetition means). With ``False`` only the summary is made.
+
+    Returns
+    -------
+    dict
+        ``"summary"``: a frame, one row per system, with ``mean`` (the mean of the
+        per-repetition means), ``std`` (their sample standard deviation), ``se``,
+        ``min``, ``max`` and ``runs``; ``"pairs"``: a frame with ``system``, ``other``,
+        ``difference``, ``statistic`` and ``p_value`` (SciPy's ``ttest_rel``), or
+        ``None``.
+
+    Raises
+    ------
+    ValueError
+        Systems with different numbers of repetitions, fewer than two repetitions for the
+        tests, a repetition with a query missing (see :func:`tukey_hsd`).
+
+    Notes
+    -----
+    The unit of the test is the repetition, not the query: a difference across seeds
+    says whether the gap survives retraining, which a test over the queries of one seed
+    does not (ranx issue 60). The repetitions' means are averaged with equal weight.
+
+    Chapter: :doc:`/chapters/17_comparing_systems`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from rankeval.stats.multiple import across_runs
+    >>> a = [pd.Series([0.5, 0.7]), pd.Series([0.6, 0.6]), pd.Series([0.4, 0.8])]
+    >>> b = [pd.Series([0.4, 0.6]), pd.Series([0.5, 0.5]), pd.Series([0.4, 0.6])]
+    >>> out = across_runs({"a": a, "b": b})
+    >>> out["summary"]["mean"].round(4).tolist()
+    [0.6, 0.5]
+    """
+    from scipy.stats import ttest_rel
+
+    if not isinstance(systems, Mapping) or len(systems) < 1:
+        raise TypeError("systems must be a dict name -> list of per-query tables")
+    counts = {name: len(runs) for name, runs in systems.items()}
+    if len(set(counts.values())) != 1:
+        raise ValueError(f"every system needs the same number of repetitions, got {counts}")
+    n = next(iter(counts.values()))
+    means = {}
+    for name, runs in systems.items():
+        values = []
+        for i, scores in enumerate(runs):
+            one = _column(f"{name}, repetition {i}", scores, measure).to_numpy(np.float64)
+            if one.size == 0 or not np.isfinite(one).all():
+                raise ValueError(f"system {name!r}, repetition {i}: per-query scores must be "
+                                 "finite and not empty")
+            values.append(float(one.mean()))
+        means[str(name)] = np.array(values)
+    rows = {name: {"mean": float(v.mean()), "std": float(v.std(ddof=1)) if n > 1 else np.nan,
+                   "se": float(v.std(ddof=1) / np.sqrt(n)) if n > 1 else np.nan,
+                   "min": float(v.min()), "max": float(v.max()), "runs": n}
+            for name, v in means.items()}
+    summary = pd.DataFrame.from_dict(rows, orient="index")
+    pairs = None
+    if paired and len(means) > 1:
+        if n < 2:
+            raise ValueError("a paired test over repetitions needs at least two of them")
+        names = list(means)
+        out = []
+        for i in range(len(names)):
+            for j in range(i + 1, len(names)):
+                x, y = means[names[i]], means[names[j]]
+                test = ttest_rel(x, y)
+                out.append({"system": names[i], "other": names[j],
+                            "difference": float((x - y).mean()),
+                            "statistic": float(test.statistic), "p_value": float(test.pvalue)})
+        pairs = pd.DataFrame(out)
+    return {"summary": summary, "pairs": pairs}
+
+
+__all__ = ["tukey_hsd", "wins_losses", "across_runs"]
