@@ -95,7 +95,7 @@ def test_the_public_functions_equal_evaluate():
             fallout_at_k(grades, 5, n_nonrelevant=n_non))
         assert table.loc[q, "AUROC"] == pytest.approx(auroc(grades))
         assert table.loc[q, "NCG@5"] == pytest.approx(
-            ncg_at_k(np.nan_to_num(grades, nan=0.0), 5, ideal=judged))
+            ncg_at_k(np.maximum(np.nan_to_num(grades, nan=0.0), 0), 5, ideal=np.maximum(judged, 0)))
 
 
 @pytest.mark.parametrize("call, message", [
