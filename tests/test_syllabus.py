@@ -102,3 +102,62 @@ def test_assessment_plan_and_project_rubric(plan):
     assert sum(map(int, weights)) == 100
     rubric = re.findall(r"^\| [a-z]+ \| (\d+) \| ", text, flags=re.M)
     assert rubric and sum(map(int, rubric)) == 100
+
+
+# --- the dependency figure of the introduction -------------------------------------------
+
+
+def _teaching():
+    import sys
+
+    sys.path.insert(0, str(ROOT / "_ext"))
+    import teaching
+
+    return teaching
+
+
+def test_the_figure_draws_exactly_the_declared_edges_and_none_behind_a_box():
+    """Sample every arrow's curve: no point may lie inside a box (an arrow passing behind
+    a box reads as an edge into it: the old figure seemed to show 12->21, 16->22, 18->23)."""
+    import numpy as np
+    from matplotlib.path import Path as MPath
+
+    teaching = _teaching()
+    prereq = prerequisites()
+    boxes, routes = teaching.graph_layout({k: sorted(v) for k, v in prereq.items()})
+    assert set(routes) == {(p, n) for n in prereq for p in prereq[n]}
+    w, h = teaching.BOX_W / 2, teaching.BOX_H / 2
+    for (a, b), points in routes.items():
+        assert np.allclose(points[0], (boxes[a][0] + w, boxes[a][1]))
+        assert np.allclose(points[-1], (boxes[b][0] - w, boxes[b][1]))
+        path = MPath(*teaching.bezier_route(points))
+        samples = np.vstack([curve(np.linspace(0, 1, 60))
+                             for curve, _ in path.iter_bezier()])
+        for n, (x, y) in boxes.items():
+            inside = (np.abs(samples[:, 0] - x) < w - 1e-6) & (np.abs(samples[:, 1] - y) < h - 1e-6)
+            assert not inside.any(), f"the arrow {a}->{b} passes behind the box of chapter {n}"
+
+
+def test_the_figure_check_sees_an_arrow_through_a_box():
+    """The check above on a layout drawn by hand with a straight arrow 1->3 through box 2."""
+    import numpy as np
+
+    teaching = _teaching()
+    w = teaching.BOX_W / 2
+    boxes = {1: (0.0, 0.0), 2: (3.0, 0.0), 3: (6.0, 0.0)}
+    straight = np.linspace((w, 0.0), (6.0 - w, 0.0), 50)
+    x, y = boxes[2]
+    assert ((np.abs(straight[:, 0] - x) < w) & (np.abs(straight[:, 1] - y) < teaching.BOX_H / 2)).any()
+
+
+def test_the_figure_alt_text_is_generated_from_the_outline():
+    teaching = _teaching()
+    assert not teaching.update_graph_alt(check_only=True), "python3 _ext/teaching.py graph"
+    prereq = prerequisites()
+    alt = teaching.graph_alt_text({k: sorted(v) for k, v in prereq.items()}, teaching.chapter_graph()[1])
+    arrows = re.findall(r"(\d+) \([^)]*\) to ([\d, and]+)", alt)
+    drawn = {(int(a), int(b)) for a, targets in arrows for b in re.findall(r"\d+", targets)}
+    assert drawn == {(p, n) for n in prereq for p in prereq[n]}
+    boxes, _ = teaching.graph_layout({k: sorted(v) for k, v in prereq.items()})
+    columns = len({round(x, 3) for x, _ in boxes.values()})
+    assert f"in {columns} columns" in alt
