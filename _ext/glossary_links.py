@@ -8,7 +8,7 @@ a link to the term's entry, styled as a {term} reference.
 
 Running text is a paragraph, list item, table cell or admonition body outside code, math,
 literals, titles, captions, existing links and cell outputs. A term matches whole words,
-case-insensitively, with an optional plural ``s``/``es``. A few terms that are also common
+case-insensitively, with an optional plural (``s``, ``es``, ``y`` -> ``ies``). A few terms that are also common
 verbs ("run", "gain", "discount", "partition") are linked only where an author wrote
 {term}; see ``VERB_TERMS``.
 """
@@ -29,7 +29,11 @@ SKIP = (nodes.FixedTextElement, nodes.literal, nodes.math, nodes.math_block, nod
 
 def term_pattern(term: str) -> re.Pattern:
     """A whole-word, case-insensitive pattern for `term` and its plural."""
-    return re.compile(r"(?<![\w-])" + re.escape(term) + r"(?:s|es)?(?![\w-])", re.IGNORECASE)
+    if term.endswith("y") and len(term) > 2:  # query, queries
+        body = re.escape(term[:-1]) + r"(?:y|ies)"
+    else:
+        body = re.escape(term) + r"(?:s|es)?"
+    return re.compile(r"(?<![\w-])" + body + r"(?![\w-])", re.IGNORECASE)
 
 
 def running_text(document: nodes.Node) -> list[nodes.Text]:
