@@ -53,3 +53,22 @@ def test_a_term_linked_already_and_a_verb_term_are_left_alone():
 def test_no_link_inside_math_or_a_link():
     _, made = linked("See `average precision <http://x>`_ and :math:`query`.\n")
     assert made == []
+
+
+def test_the_built_chapters_link_their_glossary_terms():
+    """On the built site (skipped without one): every chapter page links the glossary,
+    each link's anchor exists, and no term is linked by the transform twice."""
+    import re
+
+    site = ROOT / "_build" / "html"
+    if not (site / "reference" / "glossary.html").is_file():
+        import pytest
+
+        pytest.skip("no built website in _build/html")
+    anchors = set(re.findall(r'id="(term-[^"]+)"',
+                             (site / "reference" / "glossary.html").read_text(encoding="utf-8")))
+    for page in sorted((site / "chapters").glob("[0-9][0-9]_*.html")):
+        html = page.read_text(encoding="utf-8")
+        linked = re.findall(r'href="\.\./reference/glossary\.html#(term-[^"]+)"', html)
+        assert len(set(linked)) >= 5, page.name
+        assert set(linked) <= anchors, page.name
