@@ -30,6 +30,8 @@ from tools.plain_notebook import plain  # noqa: E402
 
 OUT = Path("_static") / "slides"  # inside the site
 SKIP_SECTIONS = {"further reading"}
+REVEAL_FILES = ["reveal.js", "reveal.css", "reset.css", "theme/white.css",
+                "theme/fonts/source-sans-pro"]
 PAGE = """<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -163,8 +165,16 @@ def build(site: Path, reveal_dist: Path, root: Path = ROOT) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     if not (Path(reveal_dist) / "reveal.js").is_file():
         raise FileNotFoundError(f"no reveal.js in {reveal_dist} (python3 tasks.py setup)")
-    shutil.copytree(reveal_dist, out / "reveal", dirs_exist_ok=True,
-                    ignore=shutil.ignore_patterns("*.map", "*.esm.js"))
+    # only what the decks use: the other themes load fonts from another host
+    shutil.rmtree(out / "reveal", ignore_errors=True)
+    for name in REVEAL_FILES:
+        source = Path(reveal_dist) / name
+        target = out / "reveal" / name
+        if source.is_dir():
+            shutil.copytree(source, target)
+        else:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target)
     written = []
     for path in sorted((Path(root) / "chapters").glob("[0-9][0-9]_*.ipynb")):
         notebook = json.loads(path.read_text(encoding="utf-8"))

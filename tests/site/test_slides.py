@@ -108,7 +108,7 @@ def test_the_slide_rule_is_tested_on_a_small_notebook():
     import sys
 
     sys.path.insert(0, str(ROOT))
-    from tools import slides
+    from tools import slides  # noqa: PLC0415
 
     notebook = {"cells": [
         {"cell_type": "markdown", "metadata": {}, "source": "# Title\n\nFirst paragraph.\n\nMore."},
