@@ -121,7 +121,9 @@ def slide_sections(notebook: dict) -> list[str]:
     parts = sections(notebook)
     slides = []
     title = next(p for p in parts if p["level"] == 1)
-    objectives = [b for p in parts for b in p["blocks"] if b.startswith("**In this chapter")]
+    blocks = [b for p in parts for b in p["blocks"]]
+    objectives = [blocks[i] + "\n\n" + (blocks[i + 1] if i + 1 < len(blocks) else "")
+                  for i, b in enumerate(blocks) if b.startswith("**In this chapter")]
     first = next((b for b in title["blocks"] if _is_prose(b)), "")
     body = [f"<h1>{md.renderInline(title['title'])}</h1>", md.render(first)]
     slides.append("<section>\n" + "\n".join(body) + "\n</section>")
@@ -153,7 +155,7 @@ def slide_sections(notebook: dict) -> list[str]:
 
 def deck(notebook: dict, chapter: str) -> str:
     """The HTML page of one chapter's slides."""
-    plain_nb = plain(notebook, chapter=chapter, site="")
+    plain_nb = plain(notebook, chapter=chapter, site="../../")  # the site, from _static/slides
     title = next(p["title"] for p in sections(plain_nb) if p["level"] == 1)
     title = re.sub(r"[*`$]", "", title)
     return PAGE.format(title=html.escape(title), slides="\n".join(slide_sections(plain_nb)))
