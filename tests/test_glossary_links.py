@@ -67,7 +67,8 @@ def test_the_built_chapters_link_their_glossary_terms():
         pytest.skip("no built website in _build/html")
     anchors = set(re.findall(r'id="(term-[^"]+)"',
                              (site / "reference" / "glossary.html").read_text(encoding="utf-8")))
-    for page in sorted((site / "chapters").glob("[0-9][0-9]_*.html")):
+    for notebook in sorted((ROOT / "chapters").glob("[0-9][0-9]_*.ipynb")):
+        page = site / "chapters" / f"{notebook.stem}.html"
         html = page.read_text(encoding="utf-8")
         linked = re.findall(r'href="\.\./reference/glossary\.html#(term-[^"]+)"', html)
         assert len(set(linked)) >= 5, page.name
