@@ -3,7 +3,8 @@
 A deck is made from the chapter's plain notebook (tools/plain_notebook.py: numbers
 filled in, no MyST) by one rule: a title slide (the chapter's title, its motivation's
 first paragraph, its learning objectives), then one slide per ``##`` section with the
-section's first paragraph, its first two display formulas and its first figure (a PNG the
+section's first paragraph, its first two display formulas (one when it has a figure) and
+its first figure (a PNG the
 notebook stored), and for the exercises section the list of the exercises. Solutions are
 never shown. The slides are reveal.js (the npm package ``reveal.js``, pinned in tasks.py
 and installed by ``tasks.py setup`` into .venv/reveal) with the book's own MathJax, so a
@@ -42,9 +43,10 @@ PAGE = """<!DOCTYPE html>
 <link rel="stylesheet" href="reveal/reveal.css">
 <link rel="stylesheet" href="reveal/theme/white.css">
 <style>
-.reveal {{ font-size: 28px; }}
+.reveal {{ font-size: 22px; }}
 .reveal h1 {{ font-size: 1.6em; }} .reveal h2 {{ font-size: 1.3em; }}
-.reveal img.figure {{ max-height: 45vh; margin: 0.3em auto; display: block; }}
+.reveal img.figure {{ max-height: 300px; margin: 0.3em auto; display: block; }}
+.reveal p, .reveal li {{ line-height: 1.35; }}
 .reveal .source {{ font-size: 0.6em; }}
 </style>
 <script>
@@ -143,7 +145,8 @@ def slide_sections(notebook: dict) -> list[str]:
             body.append(md.render("\n".join(listed)))
         else:
             prose = [b for b in part["blocks"] if _is_prose(b)][:1]
-            formulas = [b for b in part["blocks"] if b.startswith("$$")][:2]
+            # room for a figure: then one formula, else two
+            formulas = [b for b in part["blocks"] if b.startswith("$$")][:1 if part["figures"] else 2]
             lists = [b for b in part["blocks"] if b.startswith(("- ", "1. "))][:1]
             body += [md.render(b) for b in prose + formulas + (lists if name in ("summary", "pitfalls") else [])]
             for figure in part["figures"][:1]:
