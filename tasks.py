@@ -4,12 +4,15 @@
     python3 tasks.py build          # set up, execute every notebook, build _build/html
     python3 tasks.py check          # set up, lint, then every check (CONTRIBUTING.md)
     python3 tasks.py setup          # only the set-up: .venv, pinned requirements, rankeval,
-                                    # axe-core (npm) for the website's accessibility test
+                                    # axe-core, mathjax-full and reveal.js (npm) for the
+                                    # tests and the slides
+    python3 tasks.py slides         # the chapters' slide decks into the built website
     python3 tasks.py launch-copies  # _build/launch: the files the Binder/Colab buttons open
 
 Set-up makes `.venv` with the pinned requirements and `rankeval` (editable), again only
-when a requirements file or pyproject.toml changes, and puts the pinned axe-core from the
-npm registry into .venv/axe. `check` runs each step of its graph
+when a requirements file or pyproject.toml changes, and puts the pinned axe-core,
+mathjax-full and reveal.js from the npm registry into .venv/axe, .venv/mathjax and
+.venv/reveal. `check` runs each step of its graph
 (below) as soon as the steps it needs have passed; the programs it runs are in tools/.
 CONTRIBUTING.md says what every step checks and why the graph is shaped as it is.
 """
@@ -52,6 +55,13 @@ PDF = ROOT / PDF_OUTPUT / "_build" / "latex" / "ranking-evaluation.pdf"
 # version from the npm registry, installed by `setup` into AXE_DIR (ignored by git)
 AXE_VERSION = "4.14.1"
 AXE_DIR = VENV / "axe"
+# Node packages from the npm registry, each installed by `setup` into its folder (ignored
+# by git): mathjax-full, the MathJax the website serves, typesets every formula of the
+# downloaded notebooks in tests/test_exports.py; reveal.js draws the slide decks
+# (tools/slides.py)
+NODE_PACKAGES = {"mathjax": ("mathjax-full", "3.2.2"), "reveal": ("reveal.js", "5.2.1")}
+REVEAL_DIST = VENV / "reveal" / "node_modules" / "reveal.js" / "dist"
+SLIDES = "slides: a reveal.js deck per chapter in the website (tools/slides.py)"
 SITE_TESTS = "tests/site"  # the built website's tests: never in the plain unit-test run
 # the unit tests are on no other step's path: a lower CPU priority (POSIX nice)
 NICE = ["nice", "-n", "4"] if shutil.which("nice") else []
@@ -112,6 +122,7 @@ def setup() -> None:
         run("set-up: rankeval (editable)", *pip, "--no-deps", "-e", ".")
         STAMP.write_text(wanted + "\n")
     setup_axe()
+    setup_node_packages()
 
 
 def setup_axe() -> None:
@@ -133,6 +144,48 @@ def setup_axe() -> None:
     run(f"set-up: axe-core {AXE_VERSION} (npm)", npm, "install", "--prefix", AXE_DIR,
         "--no-save", "--no-package-lock", "--no-audit", "--no-fund", "--loglevel=error",
         f"axe-core@{AXE_VERSION}")
+
+
+def setup_node_packages() -> None:
+    """NODE_PACKAGES from the npm registry into .venv/NAME, unless already there. Without
+    npm, what needs them is skipped and says so; in CI that is a failure."""
+    for folder, (package, version) in NODE_PACKAGES.items():
+        installed = VENV / folder / "node_modules" / package / "package.json"
+        if installed.is_file() and json.loads(installed.read_text())["version"] == version:
+            print(f"=== set-up: {package} {version} is current", flush=True)
+            continue
+        npm = shutil.which("npm")
+        if npm is None:
+            message = f"no npm, so no {package} {version}; install Debian's nodejs and npm"
+            if in_ci():
+                sys.exit(f"=== set-up: FAILED: {message} (.ci/run installs them)")
+            print(f"\n=== set-up: skipped: {message}", flush=True)
+            continue
+        run(f"set-up: {package} {version} (npm)", npm, "install", "--prefix", VENV / folder,
+            "--no-save", "--no-package-lock", "--no-audit", "--no-fund", "--loglevel=error",
+            f"{package}@{version}")
+
+
+def slides_step() -> list | None:
+    """The command that writes the slide decks into _build/html, or None (said) without
+    reveal.js."""
+    if not (REVEAL_DIST / "reveal.js").is_file():
+        message = "no reveal.js in .venv/reveal (npm), so no slide decks"
+        if in_ci():
+            sys.exit(f"=== slides: FAILED: {message}")
+        print(f"\n=== slides: skipped: {message}", flush=True)
+        return None
+    return [PY, TOOLS / "slides.py", BUILD / "html", REVEAL_DIST]
+
+
+def slides() -> None:
+    """The slide decks of an existing build (python3 tasks.py build first)."""
+    setup()
+    if not (BUILD / "html" / "index.html").is_file():
+        sys.exit("no website in _build/html: run python3 tasks.py build first")
+    command = slides_step()
+    if command:
+        run(SLIDES, *command)
 
 
 def prepare() -> None:
@@ -161,6 +214,9 @@ def build() -> None:
     prepare()
     run("book: execute every notebook and build the website", BIN / "jupyter-book",
         *BOOK_BUILD, *book_config(execute=True))
+    command = slides_step()
+    if command:
+        run(SLIDES, *command)
     index = ROOT / "_build" / "html" / "index.html"
     print(f"\nThe book is built. Open it in a browser:\n    {index.as_uri()}")
 
@@ -207,7 +263,12 @@ def check() -> None:
     if have_tex():
         downloads = BUILD / "html" / "_downloads" / PDF.name
         steps[attach] = ([PY, TOOLS / "attach_pdf.py", PDF, downloads], [pdf, book])
-    steps[site] = ([PY, "-m", "pytest", "-q", SITE_TESTS], [attach if have_tex() else book])
+    site_needs = [attach if have_tex() else book]
+    deck = slides_step()
+    if deck:
+        steps[SLIDES] = (deck, [book])
+        site_needs.append(SLIDES)
+    steps[site] = ([PY, "-m", "pytest", "-q", SITE_TESTS], site_needs)
     taskgraph.run_graph(steps, BUILD, ROOT)
     print("\nAll checks passed.")
 
@@ -224,7 +285,8 @@ def launch_copies() -> None:
         TOOLS / "launch_copies.py", out, repository, branch)
 
 
-COMMANDS = {"build": build, "check": check, "setup": setup, "launch-copies": launch_copies}
+COMMANDS = {"build": build, "check": check, "setup": setup, "launch-copies": launch_copies,
+            "slides": slides}
 
 if __name__ == "__main__":
     if len(sys.argv) != 2 or sys.argv[1] not in COMMANDS:

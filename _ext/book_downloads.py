@@ -8,7 +8,8 @@ At the start of an HTML build this extension puts into ``_build/html/_downloads/
   notebooks need: ``chapters/`` (every chapter notebook with its stored outputs, and
   ``bookstyle.py``, the plotting style every chapter imports), ``guide/`` (the user
   guide's notebooks), ``data/`` (the Cranfield
-  collection a chapter reads as ``../data/cranfield``), ``requirements.txt``, the wheel,
+  collection a chapter reads as ``../data/cranfield``), ``requirements.txt`` (the reader's
+  install, requirements-reader.txt), ``BIBLIOGRAPHY.md``, the wheel,
   the licences (``LICENSE``: MIT, the code; ``LICENSE-text.md``: CC BY 4.0, the text)
   and a README with the commands below;
 * the PDF edition, when a LaTeX build made it before: ``book_pdf``, by default
@@ -35,10 +36,12 @@ import zipfile
 from pathlib import Path
 
 from docutils import nodes
-from export_notebooks import exported_text  # chapters that read well outside the site
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 from sphinx.util import logging
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tools.plain_notebook import bibliography_markdown, plain_text  # noqa: E402
 
 logger = logging.getLogger(__name__)
 
@@ -52,16 +55,19 @@ Ranking Evaluation, executable: the notebooks
 Run them locally (Python 3.11 or newer), in this folder:
 
     python3 -m venv .venv && . .venv/bin/activate
-    pip install -r requirements.txt {wheel} jupyterlab jupyterlab-myst
+    pip install -r requirements.txt {wheel} jupyterlab
     jupyter lab chapters/   # then open any chapter
 
 The wheel installs the library `rankeval` (distribution name rankeval-book). Keep the
 layout: the chapters import chapters/bookstyle.py and read data/ as ../data.
 
-The text cells are MyST Markdown: jupyterlab-myst shows their maths, notes and folded
-solutions as the website does. Numbers glued into the text, {{glue:text}}`name`, are
-filled in only on the website and in the PDF; in Jupyter each names a value that a cell
-of the chapter computes.
+The notebooks' text is plain Markdown that Jupyter, JupyterLab and Colab render as
+they are: the numbers the text quotes are filled in, equations, figures and exercises
+carry their numbers (8.3), citations read (Author, Year) and point to BIBLIOGRAPHY.md,
+and each solution is folded in a "Solution" block that opens on a click.
+
+requirements.txt installs what the notebooks import. Chapter 20's Spark MLlib section
+also needs pyspark (pip install pyspark) and a Java runtime.
 """
 
 
@@ -91,12 +97,12 @@ def build_wheel(root: Path, target: Path) -> Path:
 
 
 def build_zip(root: Path, target: Path, notebooks: list[str], wheel: Path) -> Path:
-    """chapters/ (notebooks and bookstyle.py), guide/, data/, requirements.txt, the wheel, a README."""
+    """chapters/ (plain notebooks, bookstyle.py), guide/, data/, the reader's requirements,
+    the wheel, the licences, BIBLIOGRAPHY.md and a README."""
     path = target / ZIP_NAME
     top = "ranking-evaluation"
     files = [root / f"{docname}.ipynb" for docname in notebooks]
-    files += [root / "chapters" / "bookstyle.py", root / "chapters" / "answers.json",
-              root / "requirements.txt"]  # fmt: skip
+    files += [root / "chapters" / "bookstyle.py", root / "chapters" / "answers.json"]
     # the licences: the text under CC BY 4.0, the code under MIT
     files += [p for p in (root / "LICENSE", root / "LICENSE-text.md") if p.is_file()]
     if (root / "data").is_dir():
@@ -104,13 +110,34 @@ def build_zip(root: Path, target: Path, notebooks: list[str], wheel: Path) -> Pa
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as zf:
         for source in files:
             name = f"{top}/{source.relative_to(root).as_posix()}"
-            if source.suffix == ".ipynb":  # numbers instead of glue roles, no MyST fences
-                zf.writestr(name, exported_text(source))
+            if source.suffix == ".ipynb":  # plain Markdown: no MyST roles, labels, fences
+                zf.writestr(name, plain_text(source, root=root))
             else:
                 zf.write(source, name)
+        # a reader's install: what the notebooks import, not the book's build
+        zf.write(root / "requirements-reader.txt", f"{top}/requirements.txt")
+        zf.writestr(f"{top}/BIBLIOGRAPHY.md", bibliography_markdown(root))
         zf.write(wheel, f"{top}/{wheel.name}")
         zf.writestr(f"{top}/README.txt", README.format(wheel=wheel.name))
     return path
+
+
+def write_page_downloads(root: Path, outdir: Path) -> list[Path]:
+    """The per-page ``.ipynb`` downloads (the download button serves ``_sources/``): each
+    chapter and guide notebook there is replaced by its plain version."""
+    written = []
+    for folder in ("chapters", "guide"):
+        for copy in sorted((Path(outdir) / "_sources" / folder).glob("*.ipynb")):
+            source = Path(root) / folder / copy.name
+            if source.is_file():
+                copy.write_text(plain_text(source, root=root), encoding="utf-8")
+                written.append(copy)
+    return written
+
+
+def page_downloads(app: Sphinx, exception) -> None:
+    if exception is None and _is_html(app):
+        write_page_downloads(Path(app.srcdir), Path(app.outdir))
 
 
 def prepare(app: Sphinx) -> None:
@@ -169,7 +196,7 @@ def run_box(app: Sphinx, docname: str) -> nodes.admonition:
     second = nodes.paragraph()
     second += nodes.Text("In that folder: ")
     second += nodes.literal(
-        text=f"pip install -r requirements.txt jupyterlab jupyterlab-myst {files['wheel']}"
+        text=f"pip install -r requirements.txt jupyterlab {files['wheel']}"
     )
     second += nodes.Text(" (")
     second += _link("the rankeval wheel", href(files["wheel"]))
@@ -204,4 +231,5 @@ def setup(app: Sphinx) -> dict:
     app.add_config_value("book_pdf_attached_later", False, "env")
     app.connect("builder-inited", prepare)
     app.connect("doctree-resolved", add_box)
+    app.connect("build-finished", page_downloads)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -15,6 +15,7 @@ need them) it keeps the generated parts of the chapters in step with their sourc
 
     python3 _ext/teaching.py objectives   # chapters/outline.yml -> each chapter's objectives cell
     python3 _ext/teaching.py graph        # chapters/outline.yml -> _static/chapter_dependencies.{svg,png}
+                                          #   and the figure's alt text in intro.md
     python3 _ext/teaching.py answers      # stored solution values -> digests in chapters/answers.json
 
 The notebooks are read and written as nbformat writes them (JSON, indent 1, sorted keys,
@@ -36,6 +37,7 @@ CHAPTERS = ROOT / "chapters"
 OUTLINE = CHAPTERS / "outline.yml"
 ANSWERS = CHAPTERS / "answers.json"
 GRAPH = ROOT / "_static" / "chapter_dependencies"
+INTRO = ROOT / "intro.md"
 OBJECTIVES_ID = "learning-objectives"
 
 
@@ -231,60 +233,204 @@ def layers(prerequisites: dict[int, list[int]]) -> dict[int, int]:
     return depth
 
 
+BOX_W, BOX_H = 1.6, 0.36  # a chapter's box in the figure, inches
+GAP_X, GAP_Y = 0.55, 0.12  # between columns (layers), between boxes of a column
+
+
+def chapter_graph() -> tuple[dict[int, list[int]], dict[int, str], dict[int, str]]:
+    """outline.yml as (prerequisites, short label, part) per chapter number."""
+    data = outline()["chapters"]
+    prereq = {int(k): [int(p) for p in v.get("builds_on") or []] for k, v in data.items()}
+    short = {int(k): v["short"] for k, v in data.items()}
+    part = {int(k): v["part"] for k, v in data.items()}
+    return prereq, short, part
+
+
+def graph_layout(prereq: dict[int, list[int]]) -> tuple[dict, dict]:
+    """Lay the chapter graph out left to right with grandalf's Sugiyama layout.
+
+    Parameters
+    ----------
+    prerequisites : dict
+        Chapter number -> the chapters it builds on.
+
+    Returns
+    -------
+    boxes : dict
+        Chapter -> (x, y) of its box's centre (inches; y grows downwards).
+    routes : dict
+        (from, to) -> the points an arrow passes, from the right edge of the first box
+        to the left edge of the second.
+
+    Notes
+    -----
+    A layered (Sugiyama) layout puts each chapter in a column one right of the deepest
+    chapter it builds on, and gives an arrow that skips columns a *dummy* slot in every
+    column it crosses, ordered with the boxes to reduce crossings. An arrow therefore
+    runs horizontally through each column it crosses, in a slot of its own, and bends
+    only in the gaps between columns: it never passes behind a box, so the figure shows
+    no edge that outline.yml does not declare (tests/test_syllabus.py checks this on
+    the routes).
+
+    Example
+    -------
+    >>> boxes, routes = graph_layout({1: [], 2: [1]})
+    >>> sorted(routes)
+    [(1, 2)]
+    """
+    from grandalf.graphs import Edge, Vertex, graph_core
+    from grandalf.layouts import SugiyamaLayout
+
+    class View:  # grandalf lays layers out along y: w is across a layer, h along it
+        def __init__(self, w, h):
+            self.w, self.h = w, h
+
+    class Path:
+        def setpath(self, points):
+            self.points = points
+
+    vertices = {n: Vertex(n) for n in sorted(prereq)}
+    for vertex in vertices.values():
+        vertex.view = View(BOX_H, BOX_W)
+    edges = []
+    for n in sorted(prereq):
+        for p in sorted(prereq[n]):
+            edge = Edge(vertices[p], vertices[n])
+            edge.view = Path()
+            edges.append(edge)
+    # graph_core keeps the edges in the order given (grandalf's Graph puts a component's
+    # edges in a set, whose order, and so the layout, changes from run to run)
+    component = graph_core(list(vertices.values()), edges)
+    layout = SugiyamaLayout(component)
+    layout.xspace, layout.yspace = GAP_Y, GAP_X
+    layout.dw, layout.dh = 0.02, BOX_W  # an arrow's slot in a column it crosses
+    layout.init_all()
+    layout.draw(8)
+    # transpose: grandalf's layers (y) become columns (x)
+    boxes = {n: (v.view.xy[1], v.view.xy[0]) for n, v in vertices.items()}
+    routes = {}
+    for edge in edges:
+        middle = [(y, x) for x, y in edge.view.points[1:-1]]
+        (x0, y0), (x1, y1) = boxes[edge.v[0].data], boxes[edge.v[1].data]
+        points = [(x0 + BOX_W / 2, y0)]
+        for x, y in middle:  # cross the column at the slot's height
+            points += [(x - BOX_W / 2, y), (x + BOX_W / 2, y)]
+        points.append((x1 - BOX_W / 2, y1))
+        routes[(edge.v[0].data, edge.v[1].data)] = points
+    left = min(x for x, _ in boxes.values()) - BOX_W / 2
+    ys = [y for _, y in boxes.values()] + [y for r in routes.values() for _, y in r]
+    top = min(ys) - BOX_H / 2
+    boxes = {n: (x - left, y - top) for n, (x, y) in boxes.items()}
+    routes = {k: [(x - left, y - top) for x, y in v] for k, v in routes.items()}
+    return boxes, routes
+
+
+def bezier_route(points: list[tuple[float, float]]) -> tuple[list, list]:
+    """A route as a matplotlib path: horizontal runs through columns, S-curves between.
+
+    Each bend between two columns is a cubic Bezier curve whose control points lie
+    between the two points' x, so it stays inside the gap between the columns.
+    """
+    from matplotlib.path import Path as MPath
+
+    vertices, codes = [points[0]], [MPath.MOVETO]
+    for i, (a, b) in enumerate(zip(points[:-1], points[1:], strict=True)):
+        if i % 2 == 1:  # through a column: straight
+            vertices.append(b)
+            codes.append(MPath.LINETO)
+        else:  # across a gap
+            mid = (a[0] + b[0]) / 2
+            vertices += [(mid, a[1]), (mid, b[1]), b]
+            codes += [MPath.CURVE4] * 3
+    return vertices, codes
+
+
+def graph_alt_text(prereq: dict[int, list[int]], short: dict[int, str],
+                   boxes: dict | None = None) -> str:
+    """The figure's alt text, from the same data as the figure: columns and arrows."""
+    boxes = boxes or graph_layout(prereq)[0]
+    columns = sorted({round(x, 3) for x, _ in boxes.values()})
+    needed_by = {n: sorted(m for m in prereq if n in prereq[m]) for n in prereq}
+    out = [f"The {len(prereq)} chapters as boxes in {len(columns)} columns, left to right, "
+           "each chapter one column right of the deepest chapter it builds on; an arrow "
+           "leads from a chapter to each chapter that builds on it."]
+    arrows = []
+    for n in sorted(prereq):
+        if needed_by[n]:
+            targets = [str(m) for m in needed_by[n]]
+            listed = targets[0] if len(targets) == 1 else ", ".join(targets[:-1]) + " and " + targets[-1]
+            arrows.append(f"{n} ({short[n]}) to {listed}")
+    out.append("Arrows: " + "; ".join(arrows) + ".")
+    leaves = [str(n) for n in sorted(prereq) if not needed_by[n]]
+    out.append("No chapter builds on " + ", ".join(leaves[:-1]) + " or " + leaves[-1] + ".")
+    return " ".join(out)
+
+
+def update_graph_alt(check_only: bool = False) -> bool:
+    """Write (or compare) the ``:alt:`` of the introduction's chapter-graph figure;
+    returns whether it differed."""
+    prereq, short, _ = chapter_graph()
+    text = INTRO.read_text(encoding="utf-8")
+    pattern = re.compile(r"(:name: fig-chapter-graph\n:alt: )([^\n]*)")
+    match = pattern.search(text)
+    if not match:
+        raise ValueError("intro.md: no figure fig-chapter-graph with an :alt: line")
+    alt = graph_alt_text(prereq, short)
+    if match.group(2) == alt:
+        return False
+    if not check_only:
+        INTRO.write_text(text[:match.start(2)] + alt + text[match.end(2):], encoding="utf-8")
+    return True
+
+
 def draw_graph(out: Path = GRAPH) -> list[Path]:
     """Draw the chapter graph (an arrow from each chapter to the chapters built on it)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
+    from matplotlib.path import Path as MPath
 
     sys.path.insert(0, str(CHAPTERS))
     import bookstyle
 
     bookstyle.use()
-    data = outline()["chapters"]
-    prereq = {int(k): [int(p) for p in v.get("builds_on") or []] for k, v in data.items()}
-    short = {int(k): v["short"] for k, v in data.items()}
-    part = {int(k): v["part"] for k, v in data.items()}
-    depth = layers(prereq)
-    rows: dict[int, list[int]] = {}
-    for n in sorted(prereq):
-        rows.setdefault(depth[n], []).append(n)
-    # top to bottom, one row per layer; within a row, order the chapters by the mean
-    # position of what they build on (fewer crossing arrows), then by number
-    pos: dict[int, tuple[float, float]] = {}
-    for level in sorted(rows):
-        members = rows[level]
-        if level:
-            members.sort(key=lambda n: (sum(pos[p][0] for p in prereq[n]) / len(prereq[n]), n))
-        for col, n in enumerate(members):
-            pos[n] = (col - (len(members) - 1) / 2, -level)
+    prereq, short, part = chapter_graph()
+    boxes, routes = graph_layout(prereq)
     colours = {"Foundations": bookstyle.PALETTE[7], "The metrics": bookstyle.PALETTE[0],
                "Practice": bookstyle.PALETTE[3],
                "Beyond the test collection": bookstyle.PALETTE[2]}  # fmt: skip
-    width = max(len(m) for m in rows.values())
-    fig, ax = plt.subplots(figsize=(9, 0.75 * len(rows) + 0.6))
-    for n, before in prereq.items():
-        for p in before:
-            ax.annotate("", xy=pos[n], xytext=pos[p], zorder=1,
-                        arrowprops={"arrowstyle": "-|>", "color": "#888888", "lw": 0.7,
-                                    "shrinkA": 7, "shrinkB": 9})  # fmt: skip
-    for n, (x, y) in pos.items():
-        ax.text(x, y, f"{n}  {short[n]}", ha="center", va="center", fontsize=8,
-                color="white", zorder=2,
-                bbox={"boxstyle": "round,pad=0.35", "fc": colours[part[n]], "ec": "none"})
+    width = max(x for x, _ in boxes.values()) + BOX_W / 2
+    ys = [y for _, y in boxes.values()] + [y for r in routes.values() for _, y in r]
+    height = max(ys) + BOX_H / 2 + 0.4  # room for the legend
+    fig = plt.figure(figsize=(width, height))
+    fig.set_layout_engine("none")  # the layout above places everything
+    ax = fig.add_axes((0, 0, 1, 1))
+    ax.set_xlim(0, width)
+    ax.set_ylim(height, 0)
+    for key in sorted(routes):
+        vertices, codes = bezier_route(routes[key])
+        ax.add_patch(FancyArrowPatch(path=MPath(vertices, codes), arrowstyle="-|>",
+                                     mutation_scale=8, color="#888888", lw=0.7,
+                                     shrinkA=0, shrinkB=0, zorder=1))
+    for n, (x, y) in sorted(boxes.items()):
+        ax.add_patch(FancyBboxPatch((x - BOX_W / 2 + 0.03, y - BOX_H / 2 + 0.03),
+                                    BOX_W - 0.06, BOX_H - 0.06,
+                                    boxstyle="round,pad=0.03", fc=colours[part[n]],
+                                    ec="none", zorder=2))
+        ax.text(x, y, f"{n}  {short[n]}", ha="center", va="center", fontsize=7,
+                color="white", zorder=3, wrap=False)
     for name, colour in colours.items():
         ax.scatter([], [], marker="s", color=colour, label=name)
-    ax.legend(loc="upper left", frameon=False)
-    ax.set_xlim(-width / 2 - 0.1, width / 2 + 0.1)
-    ax.set_ylim(-len(rows) + 0.5, 0.5)
+    ax.legend(loc="lower center", ncol=4, frameon=False, bbox_to_anchor=(0.5, 0))
     ax.axis("off")
     written = []
     for suffix in (".svg", ".png"):
         target = out.with_suffix(suffix)
         target.parent.mkdir(parents=True, exist_ok=True)
         meta = {"Date": None} if suffix == ".svg" else {"Software": None}
-        fig.savefig(target, metadata=meta)
+        fig.savefig(target, metadata=meta, bbox_inches=None)  # the layout's own size
         written.append(target)
     plt.close(fig)
     return written
@@ -373,6 +519,8 @@ def main(argv: list[str] | None = None) -> None:
     elif args.command == "graph":
         for path in draw_graph():
             print(f"wrote {path.relative_to(ROOT)}")
+        if update_graph_alt():
+            print(f"wrote the figure's alt text in {INTRO.relative_to(ROOT)}")
     else:
         data = answer_digests()
         current = json.loads(ANSWERS.read_text(encoding="utf-8"))

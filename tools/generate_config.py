@@ -39,6 +39,11 @@ def generate(config: dict, source: Path, *, execute: str, repository: str, branc
         config["repository"] = {"url": "https://github.com/" + repository,
                                 "branch": branch, "path_to_book": ""}
         config["html"].update(use_repository_button=True, use_issues_button=True)
+        # the issues button sits in the repository menu; say it in every page's footer too
+        issues = f"https://github.com/{repository}/issues"
+        config["html"]["extra_footer"] = config["html"].get("extra_footer", "") + (
+            f'<p class="book-comments">Comments, questions or corrections: '
+            f'<a href="{issues}">open an issue</a> in the book\'s repository.</p>\n')
         config["launch_buttons"].update(binderhub_url="https://mybinder.org",
                                         colab_url="https://colab.research.google.com")
     return config

@@ -25,8 +25,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "_ext"))
-from export_notebooks import export_notebook  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tools.plain_notebook import plain, site_of  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 # where the set-up cell unpacks the repository on Colab
@@ -112,7 +112,9 @@ def make(root: Path, out: Path, repository: str, branch: str, *, target: str = T
             notebook = json.loads(source.read_text(encoding="utf-8"))
             if any(c.get("id") == SETUP_ID for c in notebook["cells"]):
                 raise ValueError(f"{name} already has a cell with id {SETUP_ID!r}")
-            notebook = export_notebook(notebook)  # numbers for glue roles, no MyST fences
+            # plain Markdown: numbers for glue roles and references, no MyST roles or fences
+            notebook = plain(notebook, chapter=Path(name).stem if folder == "chapters" else None,
+                             site=site_of(repository), root=root)
             notebook["cells"].insert(0, cells[folder])
             text = json.dumps(notebook, indent=1, ensure_ascii=False) + "\n"
             copy.write_text(text, encoding="utf-8", newline="\n")
