@@ -32,6 +32,7 @@ import rankeval
 from rankeval.evaluation.bounded import evaluate_bounded
 from rankeval.evaluation.conventions import PRESETS as PRESET_OBJECTS
 from rankeval.evaluation.conventions import conventions as as_conventions
+from rankeval.evaluation.plan import make_plan
 from rankeval.evaluation.runs import score_run
 from rankeval.measures import DECLARATIONS, parse_measure
 
@@ -254,7 +255,7 @@ def test_bounded_path(tmp_path, preset, missing, shuffle):
     want = rankeval.evaluate(QRELS_DF, str(rpath), measures, conventions=preset,
                              missing=missing)  # fmt: skip
     chosen = as_conventions(preset, missing=missing)
-    got, _ = evaluate_bounded(score_run, QRELS_DF, str(rpath), measures, chosen, 1 << 20,
+    got, _ = evaluate_bounded(score_run, QRELS_DF, str(rpath), make_plan(measures, chosen), 1 << 20,
                               block=7, partitions=3)  # fmt: skip
     bits(got, want, measures)
     # the file read whole is the frame it was written from
