@@ -119,15 +119,6 @@ def _note_left_out(items) -> None:
                   f"every query with -q): {reason}", file=sys.stderr)
 
 
-def _with_rounding(m, rounding):
-    """``m`` with ``--rounding`` (iprec_at_recall, 11pt_avg), unless it names its own."""
-    from .measures import Measure
-
-    if rounding == "nearest" or m.declaration.param("rounding") is None or "rounding" in m.param:
-        return m
-    return Measure(m.name, m.cutoff, tuple(sorted({**m.param, "rounding": rounding}.items())))
-
-
 def _cutoff_key(m) -> float:
     if m.cutoff is not None:
         return float(m.cutoff)
@@ -243,7 +234,8 @@ def _parser() -> argparse.ArgumentParser:
         help="also print every query's values (trec_eval -q)",
     )  # fmt: skip
     p.add_argument(
-        "-c", "--complete", "--complete_rel_info_wanted", action="store_true", dest="complete",
+        "-c", "--complete", "--complete_rel_info_wanted", action="store_const", const="zero",
+        default="skip", dest="missing",
         help="average over every judged query: a query missing from the run scores 0 "
         "(trec_eval -c; with -q, its lines are printed too, as trec_eval 10 prints them)",
     )  # fmt: skip
@@ -254,7 +246,7 @@ def _parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     p.add_argument(
         "-l", "--level", "--level_for_rel", type=float, default=1, metavar="GRADE",
-        dest="level", help="relevance threshold of the binary measures (trec_eval -l; default 1)",
+        dest="threshold", help="relevance threshold of the binary measures (trec_eval -l; default 1)",
     )  # fmt: skip
     p.add_argument(
         "-J", "--judged-only", "--Judged_docs_only", action="store_true", dest="judged_only",
@@ -327,7 +319,7 @@ def _parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     p.add_argument(
         "--rounding", choices=("nearest", "trec_eval9"), default="nearest",
-        help="recall levels of iprec_at_recall and 11pt_avg: level x R rounded to the "
+        dest="recall_rounding", help="recall levels of iprec_at_recall and 11pt_avg: level x R rounded to the "
         "nearest count (trec_eval 10, default) or as trec_eval 9 and pytrec_eval do",
     )  # fmt: skip
     p.add_argument(
@@ -516,37 +508,41 @@ def _diversity_items(items):
 # --------------------------------------------------------------- evaluate ---
 
 
-def _evaluate(qrels, run, measures, args):
-    from .evaluation.runs import score_run
+def _settings(args) -> dict:
+    """The conventions the flags give: every flag whose destination is a field of
+    :class:`~rankeval.Conventions` (``-l`` is ``threshold``, ``-c`` ``missing``,
+    ``--rounding`` ``recall_rounding``, ...)."""
+    from .evaluation.conventions import SETTINGS
 
+    return {name: getattr(args, name) for name in SETTINGS if hasattr(args, name)}
+
+
+def _plan(measures, labels, args):
+    """The plan of the command line: the flags' conventions through the one resolver,
+    the measures of ``-m`` under their printed labels."""
+    from .evaluation.plan import make_plan
+
+    return make_plan(measures, None, _settings(args), labels=labels, caller="rankeval")
+
+
+def _evaluate(qrels, run, plan, args):
+    """(the table, and which of its queries the run has: --skip-missing-lines uses it)."""
     if args.subtopics:
         from .evaluation.diversity import evaluate_diversity
         from .io.canonical import run_table
 
+        measures = plan
         table = evaluate_diversity(
             qrels, run_table(run, encoding=args.encoding), list(measures),
-            alpha=0.5 if args.alpha is None else args.alpha, threshold=args.level,
-            missing="zero" if args.complete else "skip",
-            score_precision=args.score_precision, max_docs=args.max_docs,
+            alpha=0.5 if args.alpha is None else args.alpha, threshold=args.threshold,
+            missing=args.missing, score_precision=args.score_precision,
+            max_docs=args.max_docs,
         )  # fmt: skip
         return table[[str(m) for m in measures]], None
-    options = {
-        "threshold": args.level,
-        "ties": args.ties,
-        "ideal": args.ideal,
-        "missing": "zero" if args.complete else "skip",
-        "judged_only": args.judged_only,
-        "score_precision": args.score_precision,
-        "grades": args.grades,
-        "max_docs": args.max_docs,
-        "columns": None,
-        "max_memory": None if str(args.max_memory).lower() == "none" else args.max_memory,
-        "encoding": args.encoding,
-    }
-    # (the table, and which of its queries the run has: --skip-missing-lines uses it)
-    table, in_run = score_run(qrels, run, list(dict.fromkeys(measures)), **options)
-    # one column per line to print: two names of one measure (map AP) share its values
-    return table[[str(m) for m in measures]], in_run
+    from .evaluation.runs import run_plan
+
+    max_memory = None if str(args.max_memory).lower() == "none" else args.max_memory
+    return run_plan(qrels, run, plan, max_memory=max_memory, encoding=args.encoding)
 
 
 # ------------------------------------------------------------------- main ---
@@ -571,11 +567,14 @@ def _run(argv) -> int:
         else:
             items = args.measures or ["official"]
             measures, labels, trec_mode, runid = _parse_items(items)
-            measures = [_with_rounding(m, args.rounding) for m in measures]
             if args.per_query:
                 _note_left_out(items)
         if not measures and not (runid and args.format == "trec_eval"):
             raise ValueError("no measure to compute: give -m with at least one measure")
+        plan = None
+        if measures and not args.subtopics:  # the flags -> the one resolver -> a plan
+            plan = _plan(measures, labels, args)
+            measures = [plan.measures[i] for _, i in plan.columns]
         qrels_path, run_paths = args.files[0], args.files[1:]
         qrels = _load_qrels(_read_stdin() if qrels_path == "-" else qrels_path, args.subtopics,
                             args.encoding)
@@ -606,7 +605,7 @@ def _run(argv) -> int:
         else:
             results = []
             for source, name, tag in zip(sources, names, tags, strict=True):
-                table, in_run = _evaluate(qrels, source, measures, args)
+                table, in_run = _evaluate(qrels, source, plan or measures, args)
                 results.append(RunResult(name, tag, table, measures, labels, trec_mode,
                                          runid, in_run))
             one_table = args.format in ("markdown", "latex")
