@@ -131,6 +131,21 @@ class Plan:
                 f"{name or 'grades'} must be whole numbers 0..{size - 1}"
             )
 
+    def check_defined(self, ranked) -> None:
+        """A ValueError for a measure with no value on an empty ranking (MR, FRP without a
+        cut-off) when a query of ``ranked`` has no ranked document."""
+        empty = np.flatnonzero(ranked.lengths == 0)
+        if empty.size:
+            undefined = [str(m) for m in self.measures if m.lower_is_better and m.cutoff is None]
+            if undefined:
+                raise ValueError(
+                    f"{', '.join(undefined)} without a cut-off has no value for query "
+                    f"{ranked.query_ids[empty[0]]!r}, which has no ranked document "
+                    "(judged but not in the run, counted by missing='zero', the default for "
+                    "ranked lists; or left empty by judged_only=True); give a cut-off, e.g. "
+                    f"{undefined[0]}@1000, so that it scores k + 1"
+                )
+
     def score(self, ranked, max_cells: int = CELL_BUDGET) -> dict:
         """Every measure's values on the queries of ``ranked`` (a RankedRun),
         ``{measure: array}``, with the conventions' ``no_relevant`` applied."""

@@ -322,7 +322,7 @@ def run_plan(qrels, run, plan, *, columns=None, max_memory="512MB", encoding="ut
         ranked = queries_in_run(ranked)
     if not isinstance(chosen.gain, str):
         plan.check_grades(np.concatenate([ranked.grades, ranked.judged]))
-    _refuse_undefined(plan, ranked)
+    plan.check_defined(ranked)
     # indexed by the caller's name of the query column, when columns= gives one
     frame = plan.frame(plan.score(ranked, CELL_BUDGET), ranked.query_ids,
                        (columns or {}).get("query_id", "query_id"))  # fmt: skip
@@ -346,22 +346,6 @@ def _refuse_swapped(qrels, run) -> None:
             "(evaluate(qrels, run, measures))? If the fractional grades are meant, "
             "pass grades='float'"
         )
-
-
-def _refuse_undefined(plan, ranked) -> None:
-    """A ValueError for a measure with no value on an empty ranking (MR, FRP without a
-    cut-off) when a query has no ranked document."""
-    empty = np.flatnonzero(ranked.lengths == 0)
-    if empty.size:
-        undefined = [str(m) for m in plan.measures if m.lower_is_better and m.cutoff is None]
-        if undefined:
-            raise ValueError(
-                f"{', '.join(undefined)} without a cut-off has no value for query "
-                f"{ranked.query_ids[empty[0]]!r}, which has no ranked document "
-                "(judged but not in the run, counted by missing='zero', the default for "
-                "ranked lists; or left empty by judged_only=True); give a cut-off, e.g. "
-                f"{undefined[0]}@1000, so that it scores k + 1"
-            )
 
 
 def _no_query_in_common(qrels, run, options, columns, ranked):
