@@ -74,10 +74,9 @@ class Plan:
     >>> pickle.loads(pickle.dumps(p)) == p
     True
     >>> qrels = {"q1": {"a": 2, "b": 1}}
-    >>> rankeval.evaluate(qrels, {"q1": {"a": 0.2, "b": 0.9}}, p).round(4)
-              nDCG@10  MR@10
-    query_id
-    q1         0.7967    1.0
+    >>> table = rankeval.evaluate(qrels, {"q1": {"a": 0.2, "b": 0.9}}, p)
+    >>> table.loc["q1"].round(4).to_dict()
+    {'nDCG@10': 0.7967, 'MR@10': 1.5}
     """
 
     measures: tuple
@@ -254,6 +253,15 @@ def plan(measures, conventions=None, **settings) -> Plan:
         ``ties="average"`` with a measure other than nDCG and DCG.
     TypeError
         An unknown keyword (the message names the allowed ones and the closest).
+
+    Notes
+    -----
+    Every entry point makes or takes one plan: :func:`rankeval.evaluate` (and each
+    batch of a run file read within ``max_memory``), the command line (its flags
+    are the settings), :func:`rankeval.evaluate_groups`,
+    :class:`rankeval.Evaluator`, and the Dask and Spark adapters, which make it on
+    the driver and ship it to every partition. A plan made once and given to
+    several of them computes the same columns under the same conventions.
 
     Chapter: :doc:`/chapters/14_evaluating_a_run`.
 

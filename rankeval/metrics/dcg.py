@@ -170,10 +170,7 @@ def _discounts(n, discount, p):
 def _weighted_sum(gains, discounts, k):
     """sum_{i <= k} gain_i / d(i) for every row; a ValueError if it overflows float64."""
     top = gains[:, :k]
-    weights = discounts[: top.shape[1]]
-    with np.errstate(over="ignore"):
-        sums = row_sum(top / weights)  # in rank order: the same for any padding
-    return _finite(sums, top, weights, name_rows=True)
+    return _dcg_kernel(top, discounts[: top.shape[1]], name_rows=True)
 
 
 def _finite(sums, gains, discounts, name_rows=False):
@@ -474,14 +471,17 @@ def ndcg(
     return finish(values, batch)
 
 
-def _dcg_kernel(gains):
-    """Kernel of DCG on a validated batch: ``gains`` (n, k) of the top k, any sign;
-    the discount is log2(i + 1), trec_eval's and scikit-learn's. A ValueError if a
-    sum overflows float64 (as :func:`dcg` raises)."""
-    discounts = log2(np.arange(2, gains.shape[1] + 2))  # the same on every CPU
+def _dcg_kernel(gains, discounts=None, name_rows=False):
+    """The one kernel of DCG, of :func:`dcg`, :func:`ndcg` and the measures of
+    :func:`rankeval.evaluate`: ``gains`` (n, k) of the top k, any sign, times the
+    reciprocal of each position's discount (``discounts``, shape (k,); default
+    log2(i + 1), trec_eval's and scikit-learn's), summed in rank order. A ValueError
+    if a sum overflows float64."""
+    if discounts is None:
+        discounts = log2(np.arange(2, gains.shape[1] + 2))  # the same on every CPU
     with np.errstate(over="ignore", invalid="ignore"):
         sums = row_sum(gains * (1.0 / discounts))  # in rank order: the same for any padding
-    return _finite(sums, gains, discounts)
+    return _finite(sums, gains, discounts, name_rows=name_rows)
 
 
 # --- declarations: the measures of rankeval.evaluate this module computes ------------------
@@ -530,23 +530,44 @@ def _averaged(ranked, k, gains_matrix):
     return out if k is None else out[:, :k]
 
 
-def _dcg_values(ranked, k, gain, gains):
+def _dcg_values(ranked, k, gain, gains, discount):
     if ranked.tie_groups is not None:
         gm = _averaged(ranked, k, _gain_matrix(ranked, None, gain, gains))
     else:
         gm = _gain_matrix(ranked, k, gain, gains)
-    return _dcg_kernel(gm)
+    return _dcg_kernel(gm, discount(gm.shape[1]))
 
 
-def _score_dcg(ranked, k, gain=None, gains=()):
-    return _dcg_values(ranked, k, gain or "linear", gains)
+def _discount_of(discount, params):
+    """``width -> discounts`` of the declared discount (None: log2, the kernel's own)."""
+    if discount == "log2":
+        return lambda width: None
+    p = _resolve_params(discount, params)
+    return lambda width: _discounts(width, discount, p)
 
 
-def _score_ndcg(ranked, k, gain=None, gains=()):
-    gain = gain or "linear"
-    value = _dcg_values(ranked, k, gain, gains)
-    ideal = _dcg_kernel(ranked.ideal_grades(k, gain=_gain_function(gain, gains)))
+def _score_dcg(ranked, k, gain=None, gains=(), discount="log2", **params):
+    return _dcg_values(ranked, k, gain or "linear", gains, _discount_of(discount, params))
+
+
+def _score_ndcg(ranked, k, gain=None, gains=(), discount="log2", **params):
+    gain, of = gain or "linear", _discount_of(discount, params)
+    value = _dcg_values(ranked, k, gain, gains, of)
+    best = ranked.ideal_grades(k, gain=_gain_function(gain, gains))
+    ideal = _dcg_kernel(best, of(best.shape[1]))
     return np.where(ideal > 0, value / np.where(ideal > 0, ideal, 1.0), 0.0)
+
+
+def _check_discount(params: dict, text: str) -> None:
+    """At parse time: the discount's parameters are those it reads, in range."""
+    try:
+        _resolve_params(params.get("discount", "log2"),
+                        {name: params.get(name) for name in _DISCOUNT_NUMBERS})  # fmt: skip
+    except ValueError as error:
+        raise ValueError(f"measure {text!r}: {error}") from None
+
+
+_score_dcg.check_params = _score_ndcg.check_params = _check_discount
 
 
 # The default None is "the conventions' gain" (linear unless a preset says otherwise): a
@@ -565,6 +586,20 @@ _GAINS_PARAM = Param(
     "is judged non-relevant, gain 0 (a non-zero gain for it is refused)",
     trec_eval=True,
 )
+
+
+_DISCOUNT_NUMBERS = ("log_base", "exp_base", "power_shift", "power_exponent")
+# The discounts of dcg and ndcg, as measure parameters (the same names and rules)
+_DISCOUNT_PARAMS_DECLARED = (
+    Param("discount", "choice", "log2",
+          "position discount, as rankeval.ndcg's: 'log2' (default), 'log' (log_base), "
+          "'jarvelin' (log_base), 'linear', 'exponential' (exp_base), 'power' or 'zipf' "
+          "(power_shift, power_exponent), 'none'", tuple(_DISCOUNT_PARAMS)),
+    Param("log_base", "positive", None, "base b > 1 of discount='log' and 'jarvelin'"),
+    Param("exp_base", "positive", None, "base > 1 of discount='exponential'"),
+    Param("power_shift", "non-negative", None, "shift s of discount='power', (i + s)^e"),
+    Param("power_exponent", "positive", None, "exponent e of discount='power' and 'zipf'"),
+)  # fmt: skip
 
 
 # --- trec_eval's experimental gain measures (binG, G, ndcg_rel, Rndcg) ---------------------
@@ -651,12 +686,12 @@ def _score_rndcg(ranked, k, rel):
 
 DECLARATIONS = (
     Declaration("nDCG", "normalised discounted cumulative gain (log2 discount)", _score_ndcg,
-                ndcg, params=(_GAIN_PARAM, _GAINS_PARAM), aliases=("NDCG",), trec_eval="ndcg",
+                ndcg, params=(_GAIN_PARAM, _GAINS_PARAM, *_DISCOUNT_PARAMS_DECLARED), aliases=("NDCG",), trec_eval="ndcg",
                 trec_eval_cut="ndcg_cut", trec_eval_param="gains",
                 trec_eval_cuts=(5, 10, 15, 20, 30, 100, 200, 500, 1000), print_order=23, print_order_cut=26,
                 tie_averaging=True, gain=True),
     Declaration("DCG", "discounted cumulative gain (log2 discount)", _score_dcg, dcg,
-                params=(_GAIN_PARAM, _GAINS_PARAM), trec_eval="dcg", trec_eval_param="gains",
+                params=(_GAIN_PARAM, _GAINS_PARAM, *_DISCOUNT_PARAMS_DECLARED), trec_eval="dcg", trec_eval_param="gains",
                 print_order=21, tie_averaging=True, gain=True, bounds=(0.0, np.inf)),
     Declaration("binG", "trec_eval's binary G: mean over relevant documents of "
                 "1 / log2(2 + non-relevant above it)", _score_bin_g, params=(REL,),
