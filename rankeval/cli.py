@@ -148,6 +148,22 @@ def _digits(text: str) -> int:
     return value
 
 
+def _presets() -> tuple:
+    from .evaluation.conventions import PRESETS
+
+    return tuple(PRESETS)
+
+
+def _no_relevant(text: str):
+    """``--no-relevant``: a number, or ``none``."""
+    if text.strip().lower() == "none":
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number or 'none', got {text!r}") from None
+
+
 def _positive(text: str) -> int:
     try:
         value = int(text)
@@ -245,15 +261,16 @@ def _parser() -> argparse.ArgumentParser:
         "trec_eval 9 printed (trec_eval 10 prints them; --format tsv and jsonl always do)",
     )  # fmt: skip
     p.add_argument(
-        "-l", "--level", "--level_for_rel", type=float, default=1, metavar="GRADE",
+        "-l", "--level", "--level_for_rel", type=float, default=argparse.SUPPRESS, metavar="GRADE",
         dest="threshold", help="relevance threshold of the binary measures (trec_eval -l; default 1)",
     )  # fmt: skip
     p.add_argument(
         "-J", "--judged-only", "--Judged_docs_only", action="store_true", dest="judged_only",
+        default=argparse.SUPPRESS,
         help="drop unjudged documents before scoring (trec_eval -J)",
     )  # fmt: skip
     p.add_argument(
-        "-M", "--max-docs", "--Max_retrieved_per_topic", type=_positive, default=None,
+        "-M", "--max-docs", "--Max_retrieved_per_topic", type=_positive, default=argparse.SUPPRESS,
         metavar="N", dest="max_docs",
         help="evaluate only the top N documents of each query after ranking (trec_eval -M)",
     )  # fmt: skip
@@ -274,21 +291,38 @@ def _parser() -> argparse.ArgumentParser:
         help="do not print the summary ('all') lines (trec_eval -n)",
     )  # fmt: skip
     p.add_argument(
-        "--ties", choices=("trec_eval", "input", "average"), default="trec_eval",
+        "--ties", choices=("trec_eval", "input", "average"), default=argparse.SUPPRESS,
         help="order of equal scores (default: doc id descending, as trec_eval)",
     )  # fmt: skip
     p.add_argument(
-        "--ideal", choices=("judged", "retrieved"), default="judged",
+        "--ideal", choices=("judged", "retrieved"), default=argparse.SUPPRESS,
         help="relevant set from all judged documents (default) or the retrieved ones",
     )  # fmt: skip
     p.add_argument(
-        "--score-precision", choices=("double", "float"), default="double",
+        "--score-precision", choices=("double", "float"), default=argparse.SUPPRESS,
         help="compare scores as 64-bit doubles (trec_eval 10, default) or 32-bit floats "
         "(trec_eval 9, pytrec_eval)",
     )  # fmt: skip
     p.add_argument(
         "--grades", choices=("float", "trec_eval"), default="float",
         help="keep fractional grades (default) or truncate them to integers as trec_eval reads them",
+    )  # fmt: skip
+    p.add_argument(
+        "--gain", choices=("linear", "exponential"), default=argparse.SUPPRESS,
+        help="gain of nDCG and DCG (that do not name their own): the grade (default) or "
+        "2^grade - 1 (LightGBM, XGBoost)",
+    )  # fmt: skip
+    p.add_argument(
+        "--no-relevant", type=_no_relevant, default=argparse.SUPPRESS, metavar="VALUE",
+        dest="no_relevant",
+        help="value of the measures bounded by [0, 1] for a query with no relevant "
+        "document ('none', the default: the measure's own; 1 in LightGBM and XGBoost)",
+    )  # fmt: skip
+    p.add_argument(
+        "--conventions", choices=_presets(), default=None, metavar="PRESET",
+        help="the conventions of a tool: " + ", ".join(_presets()) + "; the options "
+        "given (--ties, -l, --gain, ...) override it, as the keywords of "
+        "rankeval.evaluate override its conventions= (default: trec_eval's)",
     )  # fmt: skip
     p.add_argument(
         "--subtopics", action="store_true",
@@ -318,7 +352,7 @@ def _parser() -> argparse.ArgumentParser:
         "file name when tags are shared) instead of every pair",
     )  # fmt: skip
     p.add_argument(
-        "--rounding", choices=("nearest", "trec_eval9"), default="nearest",
+        "--rounding", choices=("nearest", "trec_eval9"), default=argparse.SUPPRESS,
         dest="recall_rounding", help="recall levels of iprec_at_recall and 11pt_avg: level x R rounded to the "
         "nearest count (trec_eval 10, default) or as trec_eval 9 and pytrec_eval do",
     )  # fmt: skip
@@ -406,8 +440,12 @@ def _parse_args(argv):
         parser.error(f"-q prints per-query lines; --format {args.format} is a table of means")
     if args.subtopics:
         unused = [flag for flag, used in (
-            ("-J", args.judged_only), ("--ties", args.ties != "trec_eval"),
-            ("--ideal", args.ideal != "judged"), ("--grades", args.grades != "float"),
+            ("-J", getattr(args, "judged_only", False)),
+            ("--ties", getattr(args, "ties", "trec_eval") != "trec_eval"),
+            ("--ideal", getattr(args, "ideal", "judged") != "judged"),
+            ("--grades", args.grades != "float"), ("--gain", hasattr(args, "gain")),
+            ("--no-relevant", hasattr(args, "no_relevant")),
+            ("--conventions", args.conventions is not None),
         ) if used]  # fmt: skip
         if unused:
             parser.error(f"{', '.join(unused)}: not defined for --subtopics (diversity "
@@ -509,9 +547,10 @@ def _diversity_items(items):
 
 
 def _settings(args) -> dict:
-    """The conventions the flags give: every flag whose destination is a field of
+    """The conventions the flags give: every flag given whose destination is a field of
     :class:`~rankeval.Conventions` (``-l`` is ``threshold``, ``-c`` ``missing``,
-    ``--rounding`` ``recall_rounding``, ...)."""
+    ``--rounding`` ``recall_rounding``, ...); ``missing`` and ``grades`` always (a run
+    file skips the queries it lacks unless ``-c``, as trec_eval)."""
     from .evaluation.conventions import SETTINGS
 
     return {name: getattr(args, name) for name in SETTINGS if hasattr(args, name)}
@@ -522,7 +561,8 @@ def _plan(measures, labels, args):
     the measures of ``-m`` under their printed labels."""
     from .evaluation.plan import make_plan
 
-    return make_plan(measures, None, _settings(args), labels=labels, caller="rankeval")
+    return make_plan(measures, args.conventions, _settings(args), labels=labels,
+                     caller="rankeval")
 
 
 def _evaluate(qrels, run, plan, args):
@@ -534,9 +574,10 @@ def _evaluate(qrels, run, plan, args):
         measures = plan
         table = evaluate_diversity(
             qrels, run_table(run, encoding=args.encoding), list(measures),
-            alpha=0.5 if args.alpha is None else args.alpha, threshold=args.threshold,
-            missing=args.missing, score_precision=args.score_precision,
-            max_docs=args.max_docs,
+            alpha=0.5 if args.alpha is None else args.alpha,
+            threshold=getattr(args, "threshold", 1), missing=args.missing,
+            score_precision=getattr(args, "score_precision", "double"),
+            max_docs=getattr(args, "max_docs", None),
         )  # fmt: skip
         return table[[str(m) for m in measures]], None
     from .evaluation.runs import run_plan

@@ -161,17 +161,21 @@ def test_the_data_has_what_the_paths_differ_on():
 
 # --- the command line -------------------------------------------------------------------
 
-# the command-line options that give each preset; RESTRICTION: the lightgbm and xgboost
-# presets set gain="exponential" and no_relevant=1, which have no command-line option
-CLI_PRESETS = {"trec_eval": [], "pytrec_eval": ["--score-precision", "float",
-                                                "--rounding", "trec_eval9"],
-               "sklearn": ["--ties", "average", "--ideal", "retrieved"]}  # fmt: skip
+# the command-line options that give each preset: its name (--conventions), and the
+# flags that spell it out one by one (the flags -> the one resolver -> a Plan)
+CLI_FLAGS = {"trec_eval": [], "pytrec_eval": ["--score-precision", "float",
+                                              "--rounding", "trec_eval9"],
+             "sklearn": ["--ties", "average", "--ideal", "retrieved"],
+             "lightgbm": ["--ties", "input", "--ideal", "retrieved", "--gain", "exponential",
+                          "--no-relevant", "1"]}  # fmt: skip
+CLI_FLAGS["xgboost"] = CLI_FLAGS["lightgbm"]
 
 
+@pytest.mark.parametrize("named", [False, True])
 @pytest.mark.parametrize("stream", [False, True])
 @pytest.mark.parametrize("missing", MISSING)
 @pytest.mark.parametrize("preset", PRESETS)
-def test_command_line(tmp_path, capsys, monkeypatch, preset, missing, stream):
+def test_command_line(tmp_path, capsys, monkeypatch, preset, missing, stream, named):
     """``-q --format tsv --digits 17``: every query's line and the ``all`` line are
     ``evaluate``'s and ``aggregate``'s values printed with 17 decimals (RESTRICTION:
     the text has 17 decimals, not every bit, so the comparison is with the printed
@@ -185,11 +189,10 @@ def test_command_line(tmp_path, capsys, monkeypatch, preset, missing, stream):
         monkeypatch.setattr(bounded, "_WHOLE_FACTOR", 10**12)
         monkeypatch.setattr(bounded, "_FIT_FACTOR", 10**12)
 
-    if preset not in CLI_PRESETS:
-        pytest.skip(f"{preset}: gain and no_relevant have no command-line option")
     measures = measures_for(preset)
     qpath, rpath = write_files(tmp_path, shuffle=True)
-    options = CLI_PRESETS[preset] + (["-c"] if missing == "zero" else [])
+    options = ["--conventions", preset] if named else CLI_FLAGS[preset]
+    options = options + (["-c"] if missing == "zero" else [])
     options += ["--max-memory", "1MB"] if stream else []
     assert main(["-q", "--format", "tsv", "--digits", "17", *options, "-m", *measures,
                  str(qpath), str(rpath)]) == 0  # fmt: skip
