@@ -260,6 +260,14 @@ def _parser() -> argparse.ArgumentParser:
         help="with -c -q: no per-query line for a judged query missing from the run, as "
         "trec_eval 9 printed (trec_eval 10 prints them; --format tsv and jsonl always do)",
     )  # fmt: skip
+    _add_settings(p)
+    _add_outputs(p)
+    return p
+
+
+def _add_settings(p) -> None:
+    """The options of the conventions (each a field of rankeval.Conventions, or how
+    the run and the qrels are read)."""
     p.add_argument(
         "-l", "--level", "--level_for_rel", type=float, default=argparse.SUPPRESS, metavar="GRADE",
         dest="threshold", help="relevance threshold of the binary measures (trec_eval -l; default 1)",
@@ -324,6 +332,10 @@ def _parser() -> argparse.ArgumentParser:
         "given (--ties, -l, --gain, ...) override it, as the keywords of "
         "rankeval.evaluate override its conventions= (default: trec_eval's)",
     )  # fmt: skip
+
+
+def _add_outputs(p) -> None:
+    """The options of diversity, of the significance tests and of the output."""
     p.add_argument(
         "--subtopics", action="store_true",
         help="diversity, as ndeval: QRELS holds subtopic judgments ('query subtopic doc "
@@ -365,7 +377,6 @@ def _parser() -> argparse.ArgumentParser:
         help="trec_eval text (default), tsv, jsonl (one JSON object per line), or a table of "
         "means as markdown or latex",
     )  # fmt: skip
-    return p
 
 
 def _measure_like(item: str) -> bool:
@@ -589,8 +600,30 @@ def _evaluate(qrels, run, plan, args):
 # ------------------------------------------------------------------- main ---
 
 
+def _runs(parser, args, inputs, limit):
+    """(the runs to read, their names, their tags): each run named by its tag when every
+    run has its own, else by its path; ``--baseline`` must name one of them."""
+    from .io.trec import run_tag
+
+    run_paths = args.files[1:]
+    sources = [_once(p, inputs, limit) for p in run_paths]
+    tags = [run_tag(s, args.encoding) for s in sources]
+    names = [p if p != "-" else "<stdin>" for p in run_paths]
+    if None not in tags and len(set(tags)) == len(tags):
+        names = list(tags)
+    if args.baseline is not None and args.baseline not in names:
+        parser.error(
+            f"--baseline {args.baseline!r} names no run: the runs are "
+            f"{', '.join(map(repr, names))} (each run's tag, or its file name when "
+            "tags are shared)"
+        )
+    if args.format in ("markdown", "latex"):
+        _check_distinct(run_paths, names, args.format)
+    return sources, names, tags
+
+
 def _run(argv) -> int:
-    from .reporting.text import RunResult, TextOptions, lines, runid_line, table_text, write_lines
+    from .reporting.text import RunResult, TextOptions, runid_line, table_text
 
     parser, args = _parse_args(argv)
     options = TextOptions(
@@ -616,25 +649,11 @@ def _run(argv) -> int:
         if measures and not args.subtopics:  # the flags -> the one resolver -> a plan
             plan = _plan(measures, labels, args)
             measures = [plan.measures[i] for _, i in plan.columns]
-        qrels_path, run_paths = args.files[0], args.files[1:]
+        qrels_path = args.files[0]
         qrels = _load_qrels(_read_stdin() if qrels_path == "-" else qrels_path, args.subtopics,
                             args.encoding)
         limit = None if args.subtopics or not measures else _budget(args.max_memory)
-        sources = [_once(p, inputs, limit) for p in run_paths]
-        from .io.trec import run_tag
-
-        tags = [run_tag(s, args.encoding) for s in sources]
-        names = [p if p != "-" else "<stdin>" for p in run_paths]
-        if None not in tags and len(set(tags)) == len(tags):
-            names = list(tags)
-        if args.baseline is not None and args.baseline not in names:
-            parser.error(
-                f"--baseline {args.baseline!r} names no run: the runs are "
-                f"{', '.join(map(repr, names))} (each run's tag, or its file name when "
-                "tags are shared)"
-            )
-        if args.format in ("markdown", "latex"):
-            _check_distinct(run_paths, names, args.format)
+        sources, names, tags = _runs(parser, args, inputs, limit)
         if not measures:  # `-m runid` alone: as trec_eval, only each run's tag
             from .io.trec import read_run
 
@@ -657,17 +676,25 @@ def _run(argv) -> int:
         return 1
     finally:
         inputs.close()
+    return _write(text, results if text is None else None, options, args.encoding)
+
+
+def _write(text, results, options, encoding) -> int:
+    """Write the table ``text``, or the lines of ``results``, to standard output in
+    ``encoding``; the exit status."""
+    from .reporting.text import lines, write_lines
+
     out = sys.stdout
     if out is None:  # started with standard output closed (`>&-`)
         print("rankeval: error: standard output is closed: nothing to write the results to",
               file=sys.stderr)
         return 1
     write = out.write
-    if args.encoding.lower().replace("-", "").replace("_", "") != "utf8" \
+    if encoding.lower().replace("-", "").replace("_", "") != "utf8" \
             and hasattr(out, "buffer"):  # the ids as they were read: the same bytes
         out.flush()
 
-        def write(part, raw=out.buffer, codec=args.encoding):
+        def write(part, raw=out.buffer, codec=encoding):
             raw.write(part.encode(codec))
 
     try:

@@ -35,7 +35,7 @@ from ..evaluation.conventions import resolve as _resolve
 from ..evaluation.plan import Plan, given_plan, make_plan
 from ..io.canonical import VALUE
 
-__all__ = ["evaluate_partition", "union", "result_columns", "resolve", "settle_missing",
+__all__ = ["evaluate_partition", "union", "resolve", "settle_missing",
            "run_gives_positions", "driver_plan"]
 
 COLUMNS = ("query_id", "doc_id", "relevance", "score")
@@ -161,14 +161,6 @@ def no_rows(what: str) -> ValueError:
         "run have no query in common (rankeval.evaluate refuses such inputs), or the "
         "inputs are empty"
     )
-
-
-def result_columns(measures) -> list[str]:
-    """Column labels of the per-query result, as :func:`rankeval.evaluate` names them
-    (``measures``: names, or a Plan)."""
-    if isinstance(measures, Plan):
-        return list(measures.labels)
-    return list(make_plan(measures).labels)
 
 
 def driver_plan(measures, conventions, options, positions: bool, caller: str) -> Plan:

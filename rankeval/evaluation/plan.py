@@ -21,10 +21,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..measures import Measure, parse_measure, parse_measures
 from ..metrics.judged import is_judged
 from .conventions import SETTINGS, Conventions, resolve
-from .core import CELL_BUDGET, check_needs, check_tie_averaging, score_ranked, with_gain
+from .core import (
+    CELL_BUDGET,
+    check_needs,
+    check_tie_averaging,
+    measures_and_labels,
+    score_ranked,
+    with_gain,
+)
 
 __all__ = ["Plan", "plan", "make_plan"]
 
@@ -171,23 +177,6 @@ class Plan:
         return frame
 
 
-def _columns(measures):
-    """(parsed measures, each once; ``[(label, position)]``): every name asked for is a
-    column, two spellings of one measure two columns, an exact repeat one. Each name is
-    parsed once."""
-    # one measure: a name, a Measure, or an object such as ir_measures' nDCG@10 (no __iter__)
-    single = isinstance(measures, (str, Measure)) or not hasattr(measures, "__iter__")
-    items = [measures] if single else list(measures)
-    if not items:
-        parse_measures(items)  # its message for an empty list
-    parsed, columns = {}, {}
-    for item in items:
-        label = item.strip() if isinstance(item, str) else str(item)
-        if label not in columns:
-            columns[label] = parsed.setdefault(parse_measure(item), len(parsed))
-    return list(parsed), tuple(columns.items())
-
-
 def make_plan(measures, conventions=None, given=None, *, allowed=SETTINGS, others=(),
               caller=None, needs="ranking", advice=SEPARATE_CALL, labels=None) -> Plan:  # fmt: skip
     """The plan of one request: the conventions resolved (``conventions`` and the
@@ -202,7 +191,7 @@ def make_plan(measures, conventions=None, given=None, *, allowed=SETTINGS, other
     chosen = resolve(conventions, dict(given or {}), allowed=allowed, others=others,
                      caller=caller)  # fmt: skip
     if labels is None:
-        parsed, columns = _columns(measures)
+        parsed, columns = measures_and_labels(measures)
     else:
         parsed = list(dict.fromkeys(measures))
         columns = tuple((label, parsed.index(m)) for label, m in zip(labels, measures,
