@@ -531,3 +531,39 @@ def test_compare_means_and_report_marks(preset):
         best = min(values.values()) if low else max(values.values())
         bold = {s for s, row in cells.items() if row[j].startswith("**")}
         assert bold == {s for s, v in values.items() if v == best}, (m, values, bold)
+
+
+# --- one plan, made once, through every path ---------------------------------------------
+
+
+@pytest.mark.parametrize("missing", MISSING)
+@pytest.mark.parametrize("preset", PRESETS)
+def test_one_plan_through_every_path(tmp_path, monkeypatch, preset, missing):
+    """``rankeval.plan`` made once and given to ``evaluate`` (a frame, and a file read
+    in batches of 7 lines and 3 partitions, every batch running the plan), the
+    ``Evaluator`` and a distributed partition: ``evaluate``'s values with the names and
+    the preset, bit for bit, and no name is parsed again after the plan is made."""
+    import rankeval.evaluation.bounded as bounded
+    import rankeval.measures.registry as registry
+    from rankeval.distributed.partition import evaluate_partition, union
+
+    measures = measures_for(preset)
+    p = rankeval.plan(measures, conventions=preset, missing=missing)
+    want = rankeval.evaluate(QRELS_DF, RUN_DF, measures, conventions=preset, missing=missing)
+    _, rpath = write_files(tmp_path, shuffle=True)
+    whole = rankeval.evaluate(QRELS_DF, str(rpath), measures, conventions=preset,
+                              missing=missing, max_memory=None)  # fmt: skip
+    parsed = []  # from here on, every name parsed
+    real = registry._make
+    monkeypatch.setattr(registry, "_make", lambda *a: parsed.append(a[3]) or real(*a))
+    bits(rankeval.evaluate(QRELS_DF, RUN_DF, p), want, measures)
+    monkeypatch.setattr(bounded, "_WHOLE_FACTOR", 10**12)
+    monkeypatch.setattr(bounded, "_FIT_FACTOR", 10**12)
+    monkeypatch.setattr(bounded, "block_size", lambda budget: 7 * 40)  # many batches
+    bits(rankeval.evaluate(QRELS_DF, str(rpath), p, max_memory="1MB"), whole, measures)
+    ev = rankeval.Evaluator(QRELS, p)
+    ev.update(RUN_DF["query_id"].tolist(), RUN_DF["doc_id"].tolist(), RUN_DF["score"].tolist())
+    bits(ev.compute(), want, measures)
+    part = evaluate_partition(union(QRELS_DF, RUN_DF), p).set_index("query_id")
+    bits(part, want, measures)
+    assert parsed == [], parsed  # the plan was made once, before: no name parsed since
