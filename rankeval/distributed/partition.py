@@ -255,7 +255,7 @@ def evaluate_partition(batch, measures, conventions=None, **options):
         adapters ensure it by partitioning on ``query_id``.
     measures : str, list of str or Plan
         Measure names, as for :func:`rankeval.evaluate`, or the
-        :class:`~rankeval.evaluation.plan.Plan` that the adapters made on the
+        :class:`~rankeval.Plan` that the adapters made on the
         driver (:func:`driver_plan`), which every partition receives.
     conventions : str or Conventions, optional
         As for :func:`rankeval.evaluate` (not with a Plan).

@@ -106,7 +106,7 @@ def with_gain(parsed, gain) -> list:
     unless they name their own (``"nDCG(gain='linear')@10"`` keeps its gain).
 
     ``gain`` is ``"linear"``, ``"exponential"`` or a tuple of gains per whole grade
-    (LightGBM's ``label_gain``; :meth:`rankeval.evaluation.plan.Plan.check_grades`
+    (LightGBM's ``label_gain``; ``Plan.check_grades``
     checks that the grades are whole numbers it covers).
     """
     extra = {}

@@ -53,8 +53,9 @@ class Evaluator:
         Relevance judgments, in any form :func:`rankeval.evaluate` takes; read
         once and held in memory. None raises a TypeError that points to
         :meth:`~rankeval.Evaluator.from_labels`.
-    measures : str, Measure or list of them
-        As for :func:`rankeval.evaluate`.
+    measures : str, Measure, Plan or list of them
+        As for :func:`rankeval.evaluate`: names, or a :class:`~rankeval.Plan`
+        (then without conventions or settings here).
     conventions : str or Conventions, optional
         A preset or a :class:`~rankeval.Conventions`, as for
         :func:`rankeval.evaluate`.

@@ -48,14 +48,14 @@ class Plan:
 
     Attributes
     ----------
-    measures : tuple of Measure
+    measures : tuple of rankeval.Measure
         The measures scored, each once, with the measure parameters that the
         conventions set (the gain of nDCG and DCG, the ``rounding`` of ``IPrec``
         and ``11pt_avg``) where the measure does not name its own.
     columns : tuple of (str, int)
         One column per name asked for, in the order asked: its label (the name as
         given) and the position of its measure in ``measures``.
-    conventions : Conventions
+    conventions : rankeval.Conventions
         The resolved conventions (a preset and the keywords given over it).
     needs : {"ranking", "subtopics"}
         What the measures read.

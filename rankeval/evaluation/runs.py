@@ -73,7 +73,7 @@ def evaluate(
         ``query_id``, ``doc_id`` and ``score`` (or ``rank``), in memory or
         in a Parquet file, as for ``qrels``. Higher scores rank first.
     measures : str, Measure, Plan or list of them
-        A :class:`~rankeval.evaluation.plan.Plan` made by :func:`rankeval.plan`
+        A :class:`~rankeval.Plan` made by :func:`rankeval.plan`
         (then without conventions or settings here), or measure names in
         ir_measures spelling, e.g. ``["nDCG@10", "AP",
         "P@5", "RR", "R@100", "RBP(p=0.9)"]``; see :mod:`rankeval.measures`
@@ -291,7 +291,7 @@ def score_run(qrels, run, measures, *, columns=None, conventions=None, max_memor
     """:func:`evaluate`'s table, and for each of its rows whether the query has a line in
     the run (the command line's ``-c -q`` prints no line for the others, as trec_eval).
     ``settings``: the keyword arguments of :func:`evaluate` that the caller gave;
-    ``measures`` may be a :class:`~rankeval.evaluation.plan.Plan` (then without them)."""
+    ``measures`` may be a :class:`~rankeval.Plan` (then without them)."""
     plan = given_plan(measures, conventions, settings, "evaluate") or make_plan(
         measures, conventions, settings, caller="evaluate",
         others=("columns", "max_memory", "encoding"))  # fmt: skip
