@@ -112,10 +112,12 @@ class Plan:
 
     def replace(self, **conventions) -> Plan:
         """This plan with some conventions changed (checked again); the measures stay as
-        they are, so only the conventions that set no measure parameter may change."""
-        setting = {"gain", "recall_rounding"} & set(conventions)
+        they are, so the conventions that set a measure parameter or decide which
+        measures are allowed (``gain``, ``recall_rounding``, ``ties``) may not change."""
+        setting = {"gain", "recall_rounding", "ties"} & set(conventions)
         if setting:
-            raise ValueError(f"{sorted(setting)} set measure parameters: make a new plan")
+            raise ValueError(f"{', '.join(sorted(setting))}: these decide the measures of the "
+                             "plan; make a new plan (rankeval.plan) instead")
         return dataclasses.replace(self, conventions=self.conventions.replace(**conventions))
 
     def check_grades(self, grades, name=None) -> None:
