@@ -58,6 +58,8 @@ _HOME = {
     "evaluate": "evaluation.runs",
     "aggregate": "evaluation.aggregate",
     "Conventions": "evaluation.conventions",
+    "plan": "evaluation.plan",
+    "Plan": "evaluation.plan",
     "SkippedQueriesWarning": "evaluation.core",
     "Evaluator": "evaluation.incremental",
     "evaluate_groups": "evaluation.groups",

@@ -119,15 +119,6 @@ def _note_left_out(items) -> None:
                   f"every query with -q): {reason}", file=sys.stderr)
 
 
-def _with_rounding(m, rounding):
-    """``m`` with ``--rounding`` (iprec_at_recall, 11pt_avg), unless it names its own."""
-    from .measures import Measure
-
-    if rounding == "nearest" or m.declaration.param("rounding") is None or "rounding" in m.param:
-        return m
-    return Measure(m.name, m.cutoff, tuple(sorted({**m.param, "rounding": rounding}.items())))
-
-
 def _cutoff_key(m) -> float:
     if m.cutoff is not None:
         return float(m.cutoff)
@@ -155,6 +146,22 @@ def _digits(text: str) -> int:
     if not 0 <= value <= 17:
         raise argparse.ArgumentTypeError(f"must be an integer from 0 to 17, got {value}")
     return value
+
+
+def _presets() -> tuple:
+    from .evaluation.conventions import PRESETS
+
+    return tuple(PRESETS)
+
+
+def _no_relevant(text: str):
+    """``--no-relevant``: a number, or ``none``."""
+    if text.strip().lower() == "none":
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number or 'none', got {text!r}") from None
 
 
 def _positive(text: str) -> int:
@@ -243,7 +250,8 @@ def _parser() -> argparse.ArgumentParser:
         help="also print every query's values (trec_eval -q)",
     )  # fmt: skip
     p.add_argument(
-        "-c", "--complete", "--complete_rel_info_wanted", action="store_true", dest="complete",
+        "-c", "--complete", "--complete_rel_info_wanted", action="store_const", const="zero",
+        default="skip", dest="missing",
         help="average over every judged query: a query missing from the run scores 0 "
         "(trec_eval -c; with -q, its lines are printed too, as trec_eval 10 prints them)",
     )  # fmt: skip
@@ -252,16 +260,25 @@ def _parser() -> argparse.ArgumentParser:
         help="with -c -q: no per-query line for a judged query missing from the run, as "
         "trec_eval 9 printed (trec_eval 10 prints them; --format tsv and jsonl always do)",
     )  # fmt: skip
+    _add_settings(p)
+    _add_outputs(p)
+    return p
+
+
+def _add_settings(p) -> None:
+    """The options of the conventions (each a field of rankeval.Conventions, or how
+    the run and the qrels are read)."""
     p.add_argument(
-        "-l", "--level", "--level_for_rel", type=float, default=1, metavar="GRADE",
-        dest="level", help="relevance threshold of the binary measures (trec_eval -l; default 1)",
+        "-l", "--level", "--level_for_rel", type=float, default=argparse.SUPPRESS, metavar="GRADE",
+        dest="threshold", help="relevance threshold of the binary measures (trec_eval -l; default 1)",
     )  # fmt: skip
     p.add_argument(
         "-J", "--judged-only", "--Judged_docs_only", action="store_true", dest="judged_only",
+        default=argparse.SUPPRESS,
         help="drop unjudged documents before scoring (trec_eval -J)",
     )  # fmt: skip
     p.add_argument(
-        "-M", "--max-docs", "--Max_retrieved_per_topic", type=_positive, default=None,
+        "-M", "--max-docs", "--Max_retrieved_per_topic", type=_positive, default=argparse.SUPPRESS,
         metavar="N", dest="max_docs",
         help="evaluate only the top N documents of each query after ranking (trec_eval -M)",
     )  # fmt: skip
@@ -282,15 +299,15 @@ def _parser() -> argparse.ArgumentParser:
         help="do not print the summary ('all') lines (trec_eval -n)",
     )  # fmt: skip
     p.add_argument(
-        "--ties", choices=("trec_eval", "input", "average"), default="trec_eval",
+        "--ties", choices=("trec_eval", "input", "average"), default=argparse.SUPPRESS,
         help="order of equal scores (default: doc id descending, as trec_eval)",
     )  # fmt: skip
     p.add_argument(
-        "--ideal", choices=("judged", "retrieved"), default="judged",
+        "--ideal", choices=("judged", "retrieved"), default=argparse.SUPPRESS,
         help="relevant set from all judged documents (default) or the retrieved ones",
     )  # fmt: skip
     p.add_argument(
-        "--score-precision", choices=("double", "float"), default="double",
+        "--score-precision", choices=("double", "float"), default=argparse.SUPPRESS,
         help="compare scores as 64-bit doubles (trec_eval 10, default) or 32-bit floats "
         "(trec_eval 9, pytrec_eval)",
     )  # fmt: skip
@@ -298,6 +315,27 @@ def _parser() -> argparse.ArgumentParser:
         "--grades", choices=("float", "trec_eval"), default="float",
         help="keep fractional grades (default) or truncate them to integers as trec_eval reads them",
     )  # fmt: skip
+    p.add_argument(
+        "--gain", choices=("linear", "exponential"), default=argparse.SUPPRESS,
+        help="gain of nDCG and DCG (that do not name their own): the grade (default) or "
+        "2^grade - 1 (LightGBM, XGBoost)",
+    )  # fmt: skip
+    p.add_argument(
+        "--no-relevant", type=_no_relevant, default=argparse.SUPPRESS, metavar="VALUE",
+        dest="no_relevant",
+        help="value of the measures bounded by [0, 1] for a query with no relevant "
+        "document ('none', the default: the measure's own; 1 in LightGBM and XGBoost)",
+    )  # fmt: skip
+    p.add_argument(
+        "--conventions", choices=_presets(), default=None, metavar="PRESET",
+        help="the conventions of a tool: " + ", ".join(_presets()) + "; the options "
+        "given (--ties, -l, --gain, ...) override it, as the keywords of "
+        "rankeval.evaluate override its conventions= (default: trec_eval's)",
+    )  # fmt: skip
+
+
+def _add_outputs(p) -> None:
+    """The options of diversity, of the significance tests and of the output."""
     p.add_argument(
         "--subtopics", action="store_true",
         help="diversity, as ndeval: QRELS holds subtopic judgments ('query subtopic doc "
@@ -326,8 +364,8 @@ def _parser() -> argparse.ArgumentParser:
         "file name when tags are shared) instead of every pair",
     )  # fmt: skip
     p.add_argument(
-        "--rounding", choices=("nearest", "trec_eval9"), default="nearest",
-        help="recall levels of iprec_at_recall and 11pt_avg: level x R rounded to the "
+        "--rounding", choices=("nearest", "trec_eval9"), default=argparse.SUPPRESS,
+        dest="recall_rounding", help="recall levels of iprec_at_recall and 11pt_avg: level x R rounded to the "
         "nearest count (trec_eval 10, default) or as trec_eval 9 and pytrec_eval do",
     )  # fmt: skip
     p.add_argument(
@@ -339,7 +377,6 @@ def _parser() -> argparse.ArgumentParser:
         help="trec_eval text (default), tsv, jsonl (one JSON object per line), or a table of "
         "means as markdown or latex",
     )  # fmt: skip
-    return p
 
 
 def _measure_like(item: str) -> bool:
@@ -414,8 +451,12 @@ def _parse_args(argv):
         parser.error(f"-q prints per-query lines; --format {args.format} is a table of means")
     if args.subtopics:
         unused = [flag for flag, used in (
-            ("-J", args.judged_only), ("--ties", args.ties != "trec_eval"),
-            ("--ideal", args.ideal != "judged"), ("--grades", args.grades != "float"),
+            ("-J", getattr(args, "judged_only", False)),
+            ("--ties", getattr(args, "ties", "trec_eval") != "trec_eval"),
+            ("--ideal", getattr(args, "ideal", "judged") != "judged"),
+            ("--grades", args.grades != "float"), ("--gain", hasattr(args, "gain")),
+            ("--no-relevant", hasattr(args, "no_relevant")),
+            ("--conventions", args.conventions is not None),
         ) if used]  # fmt: skip
         if unused:
             parser.error(f"{', '.join(unused)}: not defined for --subtopics (diversity "
@@ -516,44 +557,73 @@ def _diversity_items(items):
 # --------------------------------------------------------------- evaluate ---
 
 
-def _evaluate(qrels, run, measures, args):
-    from .evaluation.runs import score_run
+def _settings(args) -> dict:
+    """The conventions the flags give: every flag given whose destination is a field of
+    :class:`~rankeval.Conventions` (``-l`` is ``threshold``, ``-c`` ``missing``,
+    ``--rounding`` ``recall_rounding``, ...); ``missing`` and ``grades`` always (a run
+    file skips the queries it lacks unless ``-c``, as trec_eval)."""
+    from .evaluation.conventions import SETTINGS
 
+    return {name: getattr(args, name) for name in SETTINGS if hasattr(args, name)}
+
+
+def _plan(measures, labels, args):
+    """The plan of the command line: the flags' conventions through the one resolver,
+    the measures of ``-m`` under their printed labels."""
+    from .evaluation.plan import make_plan
+
+    return make_plan(measures, args.conventions, _settings(args), labels=labels,
+                     caller="rankeval")
+
+
+def _evaluate(qrels, run, plan, args):
+    """(the table, and which of its queries the run has: --skip-missing-lines uses it)."""
     if args.subtopics:
         from .evaluation.diversity import evaluate_diversity
         from .io.canonical import run_table
 
+        measures = plan
         table = evaluate_diversity(
             qrels, run_table(run, encoding=args.encoding), list(measures),
-            alpha=0.5 if args.alpha is None else args.alpha, threshold=args.level,
-            missing="zero" if args.complete else "skip",
-            score_precision=args.score_precision, max_docs=args.max_docs,
+            alpha=0.5 if args.alpha is None else args.alpha,
+            threshold=getattr(args, "threshold", 1), missing=args.missing,
+            score_precision=getattr(args, "score_precision", "double"),
+            max_docs=getattr(args, "max_docs", None),
         )  # fmt: skip
         return table[[str(m) for m in measures]], None
-    options = {
-        "threshold": args.level,
-        "ties": args.ties,
-        "ideal": args.ideal,
-        "missing": "zero" if args.complete else "skip",
-        "judged_only": args.judged_only,
-        "score_precision": args.score_precision,
-        "grades": args.grades,
-        "max_docs": args.max_docs,
-        "columns": None,
-        "max_memory": None if str(args.max_memory).lower() == "none" else args.max_memory,
-        "encoding": args.encoding,
-    }
-    # (the table, and which of its queries the run has: --skip-missing-lines uses it)
-    table, in_run = score_run(qrels, run, list(dict.fromkeys(measures)), **options)
-    # one column per line to print: two names of one measure (map AP) share its values
-    return table[[str(m) for m in measures]], in_run
+    from .evaluation.runs import run_plan
+
+    max_memory = None if str(args.max_memory).lower() == "none" else args.max_memory
+    return run_plan(qrels, run, plan, max_memory=max_memory, encoding=args.encoding)
 
 
 # ------------------------------------------------------------------- main ---
 
 
+def _runs(parser, args, inputs, limit):
+    """(the runs to read, their names, their tags): each run named by its tag when every
+    run has its own, else by its path; ``--baseline`` must name one of them."""
+    from .io.trec import run_tag
+
+    run_paths = args.files[1:]
+    sources = [_once(p, inputs, limit) for p in run_paths]
+    tags = [run_tag(s, args.encoding) for s in sources]
+    names = [p if p != "-" else "<stdin>" for p in run_paths]
+    if None not in tags and len(set(tags)) == len(tags):
+        names = list(tags)
+    if args.baseline is not None and args.baseline not in names:
+        parser.error(
+            f"--baseline {args.baseline!r} names no run: the runs are "
+            f"{', '.join(map(repr, names))} (each run's tag, or its file name when "
+            "tags are shared)"
+        )
+    if args.format in ("markdown", "latex"):
+        _check_distinct(run_paths, names, args.format)
+    return sources, names, tags
+
+
 def _run(argv) -> int:
-    from .reporting.text import RunResult, TextOptions, lines, runid_line, table_text, write_lines
+    from .reporting.text import RunResult, TextOptions, runid_line, table_text
 
     parser, args = _parse_args(argv)
     options = TextOptions(
@@ -571,30 +641,19 @@ def _run(argv) -> int:
         else:
             items = args.measures or ["official"]
             measures, labels, trec_mode, runid = _parse_items(items)
-            measures = [_with_rounding(m, args.rounding) for m in measures]
             if args.per_query:
                 _note_left_out(items)
         if not measures and not (runid and args.format == "trec_eval"):
             raise ValueError("no measure to compute: give -m with at least one measure")
-        qrels_path, run_paths = args.files[0], args.files[1:]
+        plan = None
+        if measures and not args.subtopics:  # the flags -> the one resolver -> a plan
+            plan = _plan(measures, labels, args)
+            measures = [plan.measures[i] for _, i in plan.columns]
+        qrels_path = args.files[0]
         qrels = _load_qrels(_read_stdin() if qrels_path == "-" else qrels_path, args.subtopics,
                             args.encoding)
         limit = None if args.subtopics or not measures else _budget(args.max_memory)
-        sources = [_once(p, inputs, limit) for p in run_paths]
-        from .io.trec import run_tag
-
-        tags = [run_tag(s, args.encoding) for s in sources]
-        names = [p if p != "-" else "<stdin>" for p in run_paths]
-        if None not in tags and len(set(tags)) == len(tags):
-            names = list(tags)
-        if args.baseline is not None and args.baseline not in names:
-            parser.error(
-                f"--baseline {args.baseline!r} names no run: the runs are "
-                f"{', '.join(map(repr, names))} (each run's tag, or its file name when "
-                "tags are shared)"
-            )
-        if args.format in ("markdown", "latex"):
-            _check_distinct(run_paths, names, args.format)
+        sources, names, tags = _runs(parser, args, inputs, limit)
         if not measures:  # `-m runid` alone: as trec_eval, only each run's tag
             from .io.trec import read_run
 
@@ -606,7 +665,7 @@ def _run(argv) -> int:
         else:
             results = []
             for source, name, tag in zip(sources, names, tags, strict=True):
-                table, in_run = _evaluate(qrels, source, measures, args)
+                table, in_run = _evaluate(qrels, source, plan or measures, args)
                 results.append(RunResult(name, tag, table, measures, labels, trec_mode,
                                          runid, in_run))
             one_table = args.format in ("markdown", "latex")
@@ -617,17 +676,25 @@ def _run(argv) -> int:
         return 1
     finally:
         inputs.close()
+    return _write(text, results if text is None else None, options, args.encoding)
+
+
+def _write(text, results, options, encoding) -> int:
+    """Write the table ``text``, or the lines of ``results``, to standard output in
+    ``encoding``; the exit status."""
+    from .reporting.text import lines, write_lines
+
     out = sys.stdout
     if out is None:  # started with standard output closed (`>&-`)
         print("rankeval: error: standard output is closed: nothing to write the results to",
               file=sys.stderr)
         return 1
     write = out.write
-    if args.encoding.lower().replace("-", "").replace("_", "") != "utf8" \
+    if encoding.lower().replace("-", "").replace("_", "") != "utf8" \
             and hasattr(out, "buffer"):  # the ids as they were read: the same bytes
         out.flush()
 
-        def write(part, raw=out.buffer, codec=args.encoding):
+        def write(part, raw=out.buffer, codec=encoding):
             raw.write(part.encode(codec))
 
     try:

@@ -24,6 +24,7 @@ import rankeval
 import rankeval.evaluation.bounded as bounded
 from rankeval.evaluation.bounded import evaluate_bounded
 from rankeval.evaluation.conventions import conventions as as_conventions
+from rankeval.evaluation.plan import make_plan
 from rankeval.evaluation.runs import score_run
 
 REPO = Path(__file__).resolve().parents[1]
@@ -69,7 +70,7 @@ def bounded_call(qrels, run, measures=("P@5",), block=2000, partitions=3, **opti
     """evaluate_bounded with a tiny block (every run streamed, in many batches)."""
     columns = options.pop("columns", None)
     chosen = as_conventions(options.pop("conventions", None), **options)
-    return evaluate_bounded(score_run, qrels, run, list(measures), chosen, 1 << 20,
+    return evaluate_bounded(score_run, qrels, run, make_plan(list(measures), chosen), 1 << 20,
                             block=block, partitions=partitions, columns=columns)[0]
 
 
@@ -140,7 +141,7 @@ def test_columns_when_a_shuffled_run_is_read_at_once(tmp_path, monkeypatch, kind
     monkeypatch.setattr(bounded, "_at_once", lambda r: read_at_once.append(r) or real(r))
     expected = rankeval.evaluate(frame, str(run), MEASURES, max_memory=None, columns=columns)
     chosen = as_conventions(None)
-    got, _ = evaluate_bounded(score_run, frame, str(run), MEASURES, chosen, budget,
+    got, _ = evaluate_bounded(score_run, frame, str(run), make_plan(MEASURES, chosen), budget,
                               columns=columns)
     assert read_at_once == [str(run)]
     pd.testing.assert_frame_equal(got, expected, check_exact=True)

@@ -32,6 +32,7 @@ import rankeval
 from rankeval.evaluation.bounded import evaluate_bounded
 from rankeval.evaluation.conventions import PRESETS as PRESET_OBJECTS
 from rankeval.evaluation.conventions import conventions as as_conventions
+from rankeval.evaluation.plan import make_plan
 from rankeval.evaluation.runs import score_run
 from rankeval.measures import DECLARATIONS, parse_measure
 
@@ -166,17 +167,21 @@ def test_the_data_has_what_the_paths_differ_on():
 
 # --- the command line -------------------------------------------------------------------
 
-# the command-line options that give each preset; RESTRICTION: the lightgbm and xgboost
-# presets set gain="exponential" and no_relevant=1, which have no command-line option
-CLI_PRESETS = {"trec_eval": [], "pytrec_eval": ["--score-precision", "float",
-                                                "--rounding", "trec_eval9"],
-               "sklearn": ["--ties", "average", "--ideal", "retrieved"]}  # fmt: skip
+# the command-line options that give each preset: its name (--conventions), and the
+# flags that spell it out one by one (the flags -> the one resolver -> a Plan)
+CLI_FLAGS = {"trec_eval": [], "pytrec_eval": ["--score-precision", "float",
+                                              "--rounding", "trec_eval9"],
+             "sklearn": ["--ties", "average", "--ideal", "retrieved"],
+             "lightgbm": ["--ties", "input", "--ideal", "retrieved", "--gain", "exponential",
+                          "--no-relevant", "1"]}  # fmt: skip
+CLI_FLAGS["xgboost"] = CLI_FLAGS["lightgbm"]
 
 
+@pytest.mark.parametrize("named", [False, True])
 @pytest.mark.parametrize("stream", [False, True])
 @pytest.mark.parametrize("missing", MISSING)
 @pytest.mark.parametrize("preset", PRESETS)
-def test_command_line(tmp_path, capsys, monkeypatch, preset, missing, stream):
+def test_command_line(tmp_path, capsys, monkeypatch, preset, missing, stream, named):
     """``-q --format tsv --digits 17``: every query's line and the ``all`` line are
     ``evaluate``'s and ``aggregate``'s values printed with 17 decimals (RESTRICTION:
     the text has 17 decimals, not every bit, so the comparison is with the printed
@@ -190,11 +195,10 @@ def test_command_line(tmp_path, capsys, monkeypatch, preset, missing, stream):
         monkeypatch.setattr(bounded, "_WHOLE_FACTOR", 10**12)
         monkeypatch.setattr(bounded, "_FIT_FACTOR", 10**12)
 
-    if preset not in CLI_PRESETS:
-        pytest.skip(f"{preset}: gain and no_relevant have no command-line option")
     measures = measures_for(preset)
     qpath, rpath = write_files(tmp_path, shuffle=True)
-    options = CLI_PRESETS[preset] + (["-c"] if missing == "zero" else [])
+    options = ["--conventions", preset] if named else CLI_FLAGS[preset]
+    options = options + (["-c"] if missing == "zero" else [])
     options += ["--max-memory", "1MB"] if stream else []
     assert main(["-q", "--format", "tsv", "--digits", "17", *options, "-m", *measures,
                  str(qpath), str(rpath)]) == 0  # fmt: skip
@@ -260,7 +264,7 @@ def test_bounded_path(tmp_path, preset, missing, shuffle):
     want = rankeval.evaluate(QRELS_DF, str(rpath), measures, conventions=preset,
                              missing=missing)  # fmt: skip
     chosen = as_conventions(preset, missing=missing)
-    got, _ = evaluate_bounded(score_run, QRELS_DF, str(rpath), measures, chosen, 1 << 20,
+    got, _ = evaluate_bounded(score_run, QRELS_DF, str(rpath), make_plan(measures, chosen), 1 << 20,
                               block=7, partitions=3)  # fmt: skip
     bits(got, want, measures)
     # the file read whole is the frame it was written from
@@ -533,3 +537,39 @@ def test_compare_means_and_report_marks(preset):
         best = min(values.values()) if low else max(values.values())
         bold = {s for s, row in cells.items() if row[j].startswith("**")}
         assert bold == {s for s, v in values.items() if v == best}, (m, values, bold)
+
+
+# --- one plan, made once, through every path ---------------------------------------------
+
+
+@pytest.mark.parametrize("missing", MISSING)
+@pytest.mark.parametrize("preset", PRESETS)
+def test_one_plan_through_every_path(tmp_path, monkeypatch, preset, missing):
+    """``rankeval.plan`` made once and given to ``evaluate`` (a frame, and a file read
+    in batches of 7 lines and 3 partitions, every batch running the plan), the
+    ``Evaluator`` and a distributed partition: ``evaluate``'s values with the names and
+    the preset, bit for bit, and no name is parsed again after the plan is made."""
+    import rankeval.evaluation.bounded as bounded
+    import rankeval.measures.registry as registry
+    from rankeval.distributed.partition import evaluate_partition, union
+
+    measures = measures_for(preset)
+    p = rankeval.plan(measures, conventions=preset, missing=missing)
+    want = rankeval.evaluate(QRELS_DF, RUN_DF, measures, conventions=preset, missing=missing)
+    _, rpath = write_files(tmp_path, shuffle=True)
+    whole = rankeval.evaluate(QRELS_DF, str(rpath), measures, conventions=preset,
+                              missing=missing, max_memory=None)  # fmt: skip
+    parsed = []  # from here on, every name parsed
+    real = registry._make
+    monkeypatch.setattr(registry, "_make", lambda *a: parsed.append(a[3]) or real(*a))
+    bits(rankeval.evaluate(QRELS_DF, RUN_DF, p), want, measures)
+    monkeypatch.setattr(bounded, "_WHOLE_FACTOR", 10**12)
+    monkeypatch.setattr(bounded, "_FIT_FACTOR", 10**12)
+    monkeypatch.setattr(bounded, "block_size", lambda budget: 7 * 40)  # many batches
+    bits(rankeval.evaluate(QRELS_DF, str(rpath), p, max_memory="1MB"), whole, measures)
+    ev = rankeval.Evaluator(QRELS, p)
+    ev.update(RUN_DF["query_id"].tolist(), RUN_DF["doc_id"].tolist(), RUN_DF["score"].tolist())
+    bits(ev.compute(), want, measures)
+    part = evaluate_partition(union(QRELS_DF, RUN_DF), p).set_index("query_id")
+    bits(part, want, measures)
+    assert parsed == [], parsed  # the plan was made once, before: no name parsed since

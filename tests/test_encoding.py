@@ -26,6 +26,7 @@ from rankeval import Evaluator, evaluate, rank_run, read_qrels, read_run
 from rankeval.cli import main
 from rankeval.evaluation.bounded import evaluate_bounded
 from rankeval.evaluation.conventions import conventions
+from rankeval.evaluation.plan import make_plan
 from rankeval.evaluation.runs import score_run
 from rankeval.io import qrels_table, run_table
 from rankeval.io.stream import run_batches
@@ -131,17 +132,17 @@ def test_the_bounded_path_takes_the_encoding(tmp_path, pair):
     want = evaluate(qu, ru, MEASURES, max_memory=None)
     chosen = conventions(None)
     for source, partitions in ((str(rl), None), (str(rl), 2)):
-        got, _ = evaluate_bounded(score_run, ql, source, MEASURES, chosen, 1 << 20, block=40,
+        got, _ = evaluate_bounded(score_run, ql, source, make_plan(MEASURES, chosen), 1 << 20, block=40,
                                   partitions=partitions, encoding="latin-1")  # fmt: skip
         assert got.equals(want)
     with open(rl, "rb") as f:  # a file object: spooled to a temporary file first
-        got, _ = evaluate_bounded(score_run, ql, f, MEASURES, chosen, 1 << 20, block=40,
+        got, _ = evaluate_bounded(score_run, ql, f, make_plan(MEASURES, chosen), 1 << 20, block=40,
                                   encoding="latin-1")  # fmt: skip
     assert got.equals(want)
     batches = list(run_batches(str(rl), 1 << 16, encoding="latin-1"))
     assert pa.concat_tables(batches).equals(pa.concat_tables(run_batches(str(ru), 1 << 16)))
     with pytest.raises(ValueError, match=r"r\.l1, line 1: not valid UTF-8 .*encoding="):
-        evaluate_bounded(score_run, qu, str(rl), MEASURES, chosen, 1 << 20, block=40)
+        evaluate_bounded(score_run, qu, str(rl), make_plan(MEASURES, chosen), 1 << 20, block=40)
 
 
 # --- without the option: an error that names it ------------------------------------------
@@ -281,7 +282,7 @@ def test_a_header_line_on_the_bounded_path_and_in_evaluate(tmp_path, pair):
     ql, rl, qu, ru = pair
     path = write(tmp_path / "run.txt", "query_id Q0 doc_id rank score tag\n" + RUN, "utf-8")
     with pytest.raises(ValueError, match=r"run\.txt, line 1 looks like a header"):
-        evaluate_bounded(score_run, qu, str(path), ["P@1"], conventions(None), 1 << 20,
+        evaluate_bounded(score_run, qu, str(path), make_plan(["P@1"], conventions(None)), 1 << 20,
                          block=40)  # fmt: skip
     with pytest.raises(ValueError, match=r"run\.txt, line 1 looks like a header"):
         evaluate(qu, path, ["P@1"])

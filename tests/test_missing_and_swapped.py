@@ -26,6 +26,7 @@ import rankeval
 from rankeval import Conventions, aggregate, evaluate, read_qrels, read_run
 from rankeval.evaluation.bounded import evaluate_bounded
 from rankeval.evaluation.core import SkippedQueriesWarning
+from rankeval.evaluation.plan import make_plan
 from rankeval.evaluation.runs import score_run
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
@@ -201,15 +202,15 @@ def test_a_run_file_warns_on_the_whole_and_the_bounded_path(tmp_path, example, s
         whole = evaluate(liked, str(path), measures, max_memory=None)
     chosen = rankeval.evaluation.conventions.conventions()
     with pytest.warns(SkippedQueriesWarning, match="^100 of the 1000") as caught:
-        bounded, in_run = evaluate_bounded(score_run, liked, str(path), measures, chosen,
+        bounded, in_run = evaluate_bounded(score_run, liked, str(path), make_plan(measures, chosen),
                                            1 << 20, block=2000, partitions=3)
     assert sum(w.category is SkippedQueriesWarning for w in caught) == 1
     pd.testing.assert_frame_equal(whole, bounded, check_exact=True)
     assert len(bounded) == 900 and in_run.all()
     assert aggregate(bounded)["nDCG@10"] == pytest.approx(ndcg / 900, abs=1e-12)
     with no_warning():  # explicit: silent on the bounded path too
-        evaluate_bounded(score_run, liked, str(path), measures,
-                         chosen.replace(missing="skip"), 1 << 20, block=2000, partitions=3)
+        evaluate_bounded(score_run, liked, str(path),
+                         make_plan(measures, chosen.replace(missing="skip")), 1 << 20, block=2000, partitions=3)
 
 
 def test_the_command_line_prints_trec_eval_lines_and_no_warning(tmp_path, example):

@@ -10,6 +10,7 @@ import pytest
 import rankeval
 from rankeval.evaluation.bounded import evaluate_bounded, parse_memory
 from rankeval.evaluation.conventions import conventions as as_conventions
+from rankeval.evaluation.plan import make_plan
 from rankeval.evaluation.runs import score_run
 
 MEASURES = ["P@5", "AP", "nDCG@10", "nDCG", "RR", "R@20", "Rprec", "bpref", "NumRet",
@@ -96,7 +97,7 @@ def test_bounded_equals_evaluate(tmp_path, options, shuffle, block):
     expected = rankeval.evaluate(qrels, str(path), measures, **options)
     chosen = as_conventions(options.get("conventions"),
                             **{k: v for k, v in options.items() if k != "conventions"})
-    got, _ = evaluate_bounded(score_run, qrels, str(path), measures, chosen, 1 << 20,
+    got, _ = evaluate_bounded(score_run, qrels, str(path), make_plan(measures, chosen), 1 << 20,
                            block=block, partitions=3 if block else None)
     equal(got, expected)
 
@@ -449,8 +450,8 @@ def test_partitions_keep_float32_ties_in_file_order(tmp_path, ties):
     measures = ["P@1", "P@2", "AP", "nDCG@3"] if ties != "average" else ["nDCG@3", "nDCG"]
     options = dict(ties=ties, score_precision="float")
     expected = rankeval.evaluate(qrels, str(path), measures, max_memory=None, **options)
-    got, _ = evaluate_bounded(score_run, qrels, str(path), measures,
-                              as_conventions(None, **options), 1 << 20, block=300,
+    got, _ = evaluate_bounded(score_run, qrels, str(path),
+                              make_plan(measures, as_conventions(None, **options)), 1 << 20, block=300,
                               partitions=3)
     equal(got, expected)
 

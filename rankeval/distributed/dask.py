@@ -36,12 +36,10 @@ from .partition import (
     check_id_types,
     check_partitions,
     column_names,
+    driver_plan,
     evaluate_partition,
     no_rows,
-    resolve,
-    result_columns,
     run_gives_positions,
-    settle_missing,
     value_column,
 )
 
@@ -371,8 +369,9 @@ def evaluate(qrels, run, measures, *, npartitions=None, blocksize=BLOCKSIZE, col
     import pandas as pd
 
     # once, on the driver; missing=None made explicit from the run's form
-    chosen = settle_missing(resolve(conventions, **options), run_gives_positions(run, columns))
-    labels = result_columns(measures)
+    plan = driver_plan(measures, conventions, options, run_gives_positions(run, columns),
+                       "rankeval.dask.evaluate")  # fmt: skip
+    labels = plan.labels
     blocksize = _blocksize(blocksize)
     q = _frame(qrels, "qrels", columns, blocksize)
     r = _frame(run, "run", columns, blocksize)
@@ -380,7 +379,7 @@ def evaluate(qrels, run, measures, *, npartitions=None, blocksize=BLOCKSIZE, col
     q = q.assign(relevance=q["relevance"].astype("float64"), score=np.float64(np.nan))
     r = r.assign(score=r["score"].astype("float64"), relevance=np.float64(np.nan))
     ordered = list(COLUMNS)
-    if chosen.ties == "input":  # the shuffle loses the input order: keep it
+    if plan.conventions.ties == "input":  # the shuffle loses the input order: keep it
         q = q.assign(order=np.int64(-1))
         r = r.assign(order=np.int64(1))
         r = r.assign(order=r["order"].cumsum() - 1)
@@ -395,15 +394,15 @@ def evaluate(qrels, run, measures, *, npartitions=None, blocksize=BLOCKSIZE, col
     for label in labels:
         meta[label] = pd.Series([], dtype=np.float64)
     return shuffled.map_partitions(
-        _score_partition, measures, both["query_id"].dtype, chosen, name,
+        _score_partition, plan, both["query_id"].dtype, name,
         meta=meta, align_dataframes=False,
     )
 
 
-def _score_partition(part, measures, id_dtype, conventions, name):
-    """evaluate_partition, with the query ids in the dtype and under the name that the
-    Dask meta promises."""
-    out = evaluate_partition(part, measures, conventions)
+def _score_partition(part, plan, id_dtype, name):
+    """evaluate_partition of the driver's plan, with the query ids in the dtype and under
+    the name that the Dask meta promises."""
+    out = evaluate_partition(part, plan)
     out["query_id"] = out["query_id"].astype(id_dtype)
     return out.rename(columns={"query_id": name})
 

@@ -32,11 +32,11 @@ import numpy as np
 from ..evaluation import evaluate
 from ..evaluation.conventions import EVALUATE_SETTINGS, Conventions
 from ..evaluation.conventions import resolve as _resolve
-from ..evaluation.core import measures_and_labels
+from ..evaluation.plan import Plan, given_plan, make_plan
 from ..io.canonical import VALUE
 
-__all__ = ["evaluate_partition", "union", "result_columns", "resolve", "settle_missing",
-           "run_gives_positions"]
+__all__ = ["evaluate_partition", "union", "resolve", "settle_missing",
+           "run_gives_positions", "driver_plan"]
 
 COLUMNS = ("query_id", "doc_id", "relevance", "score")
 # The keys of a ``columns`` mapping, and those that concern each input (as evaluate's)
@@ -163,9 +163,14 @@ def no_rows(what: str) -> ValueError:
     )
 
 
-def result_columns(measures) -> list[str]:
-    """Column labels of the per-query result, as :func:`rankeval.evaluate` names them."""
-    return [label for label, _ in measures_and_labels(measures)[1]]
+def driver_plan(measures, conventions, options, positions: bool, caller: str) -> Plan:
+    """The plan of a distributed evaluation, made once on the driver (``measures`` may
+    be a Plan already), with ``missing=None`` settled from the run's form
+    (:func:`settle_missing`): the object every partition receives."""
+    plan = given_plan(measures, conventions, options, caller) or make_plan(
+        measures, conventions, options, allowed=EVALUATE_SETTINGS, caller=caller)
+    settled = settle_missing(plan.conventions, positions)
+    return plan if settled is plan.conventions else plan.replace(missing=settled.missing)
 
 
 def value_column(kind: str) -> str:
@@ -248,11 +253,12 @@ def evaluate_partition(batch, measures, conventions=None, **options):
         rows), and ``order`` (a run row's position in the input) when ties are
         broken by input order. Every row of a query must be in this batch: the
         adapters ensure it by partitioning on ``query_id``.
-    measures : str or list of str
-        Measure names, as for :func:`rankeval.evaluate`.
+    measures : str, list of str or Plan
+        Measure names, as for :func:`rankeval.evaluate`, or the
+        :class:`~rankeval.Plan` that the adapters made on the
+        driver (:func:`driver_plan`), which every partition receives.
     conventions : str or Conventions, optional
-        As for :func:`rankeval.evaluate`; the adapters pass the
-        :class:`~rankeval.Conventions` that :func:`resolve` made on the driver.
+        As for :func:`rankeval.evaluate` (not with a Plan).
     **options
         Keyword arguments of :func:`rankeval.evaluate` (``threshold``, ``ties``,
         ``missing``, ``judged_only``, ...), applied over ``conventions``.
@@ -292,8 +298,10 @@ def evaluate_partition(batch, measures, conventions=None, **options):
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    chosen = resolve(conventions, **options)
-    labels = result_columns(measures)
+    plan = given_plan(measures, conventions, options, "evaluate_partition") or make_plan(
+        measures, conventions, options, allowed=EVALUATE_SETTINGS,
+        caller="evaluate_partition")  # fmt: skip
+    labels = plan.labels
     table = _as_arrow(batch)
     id_type = table.schema.field("query_id").type
     is_run = pc.invert(pc.is_null(table["score"], nan_is_null=True))
@@ -312,10 +320,9 @@ def evaluate_partition(batch, measures, conventions=None, **options):
     if not len(judged):
         return empty
     shared = pc.any(pc.is_in(judged, value_set=pc.unique(run["query_id"]))).as_py()
-    if not shared and chosen.missing != "zero":
+    if not shared and plan.conventions.missing != "zero":
         return empty  # evaluate would find nothing to score
-    values = evaluate(qrels, run, measures, conventions=chosen)
-    values.columns = labels
+    values = evaluate(qrels, run, plan)
     out = values.reset_index()
     if integer_ids:
         out["query_id"] = out["query_id"].astype(np.int64)

@@ -23,12 +23,10 @@ from .partition import (
     check_id_types,
     check_partitions,
     column_names,
+    driver_plan,
     evaluate_partition,
     no_rows,
-    resolve,
-    result_columns,
     run_gives_positions,
-    settle_missing,
 )
 
 __all__ = ["evaluate", "means"]
@@ -131,17 +129,18 @@ def evaluate(qrels, run, measures, *, num_partitions=None, columns=None, convent
     from pyspark.sql import types as T
 
     # once, on the driver; missing=None made explicit from the run's form
-    chosen = settle_missing(resolve(conventions, **options), run_gives_positions(run, columns))
+    plan = driver_plan(measures, conventions, options, run_gives_positions(run, columns),
+                       "rankeval.spark.evaluate")  # fmt: skip
     qrels = _canonical(qrels, "qrels", columns)
     run = _canonical(run, "run", columns)
     check_id_types(dict(qrels.dtypes), dict(run.dtypes))
-    labels = result_columns(measures)
+    labels = plan.labels
     name = (columns or {}).get("query_id", "query_id")
     id_type = dict(qrels.dtypes)["query_id"]
     q = qrels.select("query_id", "doc_id", "relevance", F.lit(None).cast("double").alias("score"))
     r = run.select("query_id", "doc_id", F.lit(None).cast("double").alias("relevance"), "score")
     ordered = list(COLUMNS)
-    if chosen.ties == "input":  # the shuffle loses the input order: keep it
+    if plan.conventions.ties == "input":  # the shuffle loses the input order: keep it
         q = q.withColumn("order", F.lit(-1).cast("long"))
         r = r.withColumn("order", F.monotonically_increasing_id())
         ordered.append("order")
@@ -167,7 +166,7 @@ def evaluate(qrels, run, measures, *, num_partitions=None, columns=None, convent
         if not batches:
             return
         table = pa.Table.from_batches(batches)
-        values = evaluate_partition(table, measures, chosen)
+        values = evaluate_partition(table, plan)
         values = values.rename(columns={"query_id": name})
         out = pa.Table.from_pandas(values, schema=arrow_schema, preserve_index=False)
         yield from out.to_batches()

@@ -4,6 +4,8 @@
 - :mod:`~rankeval.evaluation.groups`: :func:`~rankeval.evaluate_groups` (learning-to-rank
   arrays) and :func:`~rankeval.weighted_mean`;
 - :mod:`~rankeval.evaluation.diversity`: :func:`~rankeval.evaluate_diversity` (subtopics);
+- :mod:`~rankeval.evaluation.plan`: :func:`~rankeval.plan`, one request's measures and
+  conventions, resolved once, which every entry point runs;
 - :mod:`~rankeval.evaluation.core`: the scoring core they share;
 - :mod:`~rankeval.evaluation.aggregate`: the one aggregation over queries;
 - :mod:`~rankeval.evaluation.conventions`: the conventions as one frozen object,

@@ -118,7 +118,8 @@ from ..io.stream import (
 from ..io.tables import finish, first_duplicate, id_kind, is_parquet, mixed_id_types
 from ..ranking import by_query_and_score, columns_of, compared_scores, release_memory
 from .conventions import Conventions
-from .core import check_needs, check_tie_averaging, measures_and_labels, warn_skipped
+from .core import warn_skipped
+from .plan import Plan
 
 __all__ = ["parse_memory", "evaluate_bounded", "spill_directory", "remove_stale_folders",
            "DEFAULT_MEMORY"]
@@ -315,25 +316,21 @@ class _Ungrouped(Exception):
     """A query id came back after another query: the run is not grouped by query."""
 
 
-def evaluate_bounded(score, qrels, run, measures, chosen: Conventions, budget: int,
-                     *, block: int | None = None, partitions: int | None = None,
-                     columns: dict | None = None, encoding: str = "utf-8"):  # fmt: skip
+def evaluate_bounded(score, qrels, run, plan: Plan, budget: int, *, block: int | None = None,
+                     partitions: int | None = None, columns: dict | None = None,
+                     encoding: str = "utf-8"):  # fmt: skip
     """``score_run``'s (frame, in_run) for the run file ``run``, read in batches (module
     docstring).
 
-    ``score`` is ``score_run`` (passed in, so that this module does not import the
-    one that calls it); ``block`` and ``partitions`` override the sizes derived from
-    the budget (the tests make them tiny); ``columns`` maps your column names, of the
-    qrels (a frame or table) and of a Parquet run, as ``evaluate`` maps them. Every
-    input ``evaluate(max_memory=None)`` refuses is refused here, with the same error
-    type, and messages about a line name the source and its line in the whole file.
+    ``score`` is ``run_plan`` (passed in, so that this module does not import the
+    one that calls it), called with ``plan`` for every part of the run: the measures
+    are parsed and the conventions resolved once, before. ``block`` and
+    ``partitions`` override the sizes derived from the budget (the tests make them
+    tiny); ``columns`` maps your column names, of the qrels (a frame or table) and of
+    a Parquet run, as ``evaluate`` maps them. Every input ``evaluate(max_memory=None)``
+    refuses is refused here, with the same error type, and messages about a line name
+    the source and its line in the whole file.
     """
-    # what the whole path checks before it reads anything, in its order
-    parsed, _ = measures_and_labels(measures)
-    check_needs(parsed, "ranking")
-    if chosen.ties == "average":
-        check_tie_averaging(
-            parsed, "; evaluate those with ties='trec_eval' or ties='input' in a separate call")
     if columns is not None and not isinstance(columns, dict):
         raise TypeError(f"columns must be a dict canonical name -> yours, got {columns!r}")
     qrels_columns = columns_of(columns, ("query_id", "doc_id", "relevance"))
@@ -343,11 +340,11 @@ def evaluate_bounded(score, qrels, run, measures, chosen: Conventions, budget: i
     if parquet and source_size(run) is not None:
         whole = source_size(run) * _COMPRESSION  # columns compressed: more in memory
     if whole is not None and whole * _WHOLE_FACTOR <= budget and block is None:
-        return score(qrels, _at_once(run), measures, conventions=chosen, max_memory=None,
-                     columns=columns, encoding=encoding)  # small: read at once
+        return score(qrels, _at_once(run), plan, max_memory=None, columns=columns,
+                     encoding=encoding)  # small: read at once
     q = qrels_table(qrels, columns=qrels_columns, encoding=encoding)
     block = block or block_size(budget)
-    state = _State(score, q, measures, chosen, columns)
+    state = _State(score, q, plan, columns)
 
     def batches(path, name, general):
         if parquet:
@@ -376,13 +373,13 @@ def evaluate_bounded(score, qrels, run, measures, chosen: Conventions, budget: i
                         # (the qrels as read, under your names again: columns maps them)
                         named = q.rename_columns([(qrels_columns or {}).get(c, c)
                                                   for c in q.column_names])
-                        return score(named, _at_once(run), measures, conventions=chosen,
-                                     max_memory=None, columns=columns, encoding=encoding)
+                        return score(named, _at_once(run), plan, max_memory=None,
+                                     columns=columns, encoding=encoding)
                     n = partitions or _partition_count(size, budget)
                     parts = os.path.join(tmp, "parts")
                     os.makedirs(parts, exist_ok=True)
                     paths = partition_batches(batches(path, name, general), n, parts)
-                    _score_partitions(paths, state, chosen)
+                    _score_partitions(paths, state, plan.conventions)
                 break
             except NotUsual:
                 state.reset()
@@ -528,8 +525,8 @@ def _run_starts(ids: pa.Array) -> np.ndarray:
 class _State:
     """The per-query frames scored so far, and the ids of the finished queries."""
 
-    def __init__(self, score, qrels, measures, chosen, columns=None):
-        self.score, self.qrels, self.measures, self.chosen = score, qrels, measures, chosen
+    def __init__(self, score, qrels, plan, columns=None):
+        self.score, self.qrels, self.plan, self.chosen = score, qrels, plan, plan.conventions
         # the tables scored are canonical: only the name of your query column is kept,
         # for the index (as evaluate names it)
         self.index_name = (columns or {}).get("query_id", "query_id")
@@ -618,7 +615,7 @@ class _State:
         try:
             sub = self.judgments_of(queries)
             frame = None if sub.num_rows == 0 else self.score(
-                sub, table, self.measures, conventions=self.chosen, max_memory=None)[0]
+                sub, table, self.plan, max_memory=None)[0]
         except (ValueError, TypeError):
             # the whole path looks for a document listed twice first, and names its lines
             self.check(table)
@@ -640,8 +637,7 @@ class _State:
                 empty = pa.table({"query_id": pa.array([], pa.string()),
                                   "doc_id": pa.array([], pa.string()),
                                   "score": pa.array([], pa.float64())})
-                frame, _ = self.score(unseen, empty, self.measures, conventions=self.chosen,
-                                      max_memory=None)
+                frame, _ = self.score(unseen, empty, self.plan, max_memory=None)
                 self.frames.append(frame)
                 self.in_run.append(np.zeros(len(frame), dtype=bool))
         skipped = 0

@@ -215,9 +215,8 @@ _DEFAULT = Conventions()
 #: Every setting a keyword argument can give: the fields of :class:`Conventions`.
 SETTINGS = tuple(f.name for f in dataclasses.fields(Conventions))
 
-#: The settings that :func:`rankeval.evaluate` takes as keyword arguments.
-EVALUATE_SETTINGS = ("threshold", "ties", "ideal", "missing", "judged_only",
-                     "score_precision", "grades", "max_docs")  # fmt: skip
+#: The settings that :func:`rankeval.evaluate` takes as keyword arguments: every one.
+EVALUATE_SETTINGS = SETTINGS
 
 
 class _Unset:

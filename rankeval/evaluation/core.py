@@ -19,12 +19,11 @@ import numpy as np
 
 from ..measures import Measure, parse_measure, parse_measures
 from ..metrics.declaration import check_gains
-from ..metrics.judged import is_judged
 from ..ranking import RankedRun
 
 __all__ = ["CELL_BUDGET", "measures_and_labels", "check_needs", "check_tie_averaging",
-           "with_gain", "score_ranked", "fill_no_relevant", "SkippedQueriesWarning",
-           "warn_skipped", "queries_in_run"]  # fmt: skip
+           "with_gain", "score_ranked", "SkippedQueriesWarning", "warn_skipped",
+           "queries_in_run"]  # fmt: skip
 
 CELL_BUDGET = 1 << 24  # cells of one padded (queries x depth) matrix per block
 
@@ -32,7 +31,7 @@ CELL_BUDGET = 1 << 24  # cells of one padded (queries x depth) matrix per block
 def measures_and_labels(measures):
     """The parsed measures, each once, and the result's columns ``[(label, i)]``: one
     column per name asked for, in the order asked, ``i`` the position of its measure
-    in the parsed list.
+    in the parsed list. Each name is parsed once.
 
     Two spellings of one measure (``"MRR"`` and ``"RR"``) are two columns with the
     same values, so that every name asked for comes back; a name repeated exactly
@@ -40,17 +39,15 @@ def measures_and_labels(measures):
     """
     # one measure: a name, a Measure, or an object such as ir_measures' nDCG@10 (no __iter__)
     single = isinstance(measures, (str, Measure)) or not hasattr(measures, "__iter__")
-    items = [measures] if single else measures
-    if hasattr(items, "__iter__") and not isinstance(items, (str, Measure)):
-        items = list(items)
-    parsed = parse_measures(items)  # the checks of the whole list (empty list, types)
-    position = {m: i for i, m in enumerate(parsed)}
-    columns = {}
+    items = [measures] if single else list(measures)
+    if not items:
+        parse_measures(items)  # its message for an empty list
+    parsed, columns = {}, {}
     for item in items:
         label = item.strip() if isinstance(item, str) else str(item)
         if label not in columns:
-            columns[label] = position[parse_measure(item)]
-    return parsed, list(columns.items())
+            columns[label] = parsed.setdefault(parse_measure(item), len(parsed))
+    return list(parsed), list(columns.items())
 
 
 def check_needs(measures, needs: str) -> None:
@@ -104,13 +101,13 @@ def score_ranked(measures, ranked, threshold: float, max_cells: int = CELL_BUDGE
     return values
 
 
-def with_gain(parsed, gain, grades=None, name=None) -> list:
+def with_gain(parsed, gain) -> list:
     """The measures, those declared with a gain parameter given the conventions' ``gain``
     unless they name their own (``"nDCG(gain='linear')@10"`` keeps its gain).
 
     ``gain`` is ``"linear"``, ``"exponential"`` or a tuple of gains per whole grade
-    (LightGBM's ``label_gain``); with a tuple, every one of ``grades`` must be a whole
-    number it covers (``name``: what the grades are called in the message).
+    (LightGBM's ``label_gain``; ``Plan.check_grades``
+    checks that the grades are whole numbers it covers).
     """
     extra = {}
     if isinstance(gain, str):
@@ -118,17 +115,6 @@ def with_gain(parsed, gain, grades=None, name=None) -> list:
             extra = {"gain": "exponential"}
     else:
         table = np.asarray(gain, dtype=np.float64)
-        if grades is not None:
-            g = np.asarray(grades, dtype=np.float64)
-            g = g[is_judged(g)]
-            bad = (g != np.round(g)) | (g >= table.size)
-            if bad.any():
-                i = int(np.flatnonzero(bad)[0])
-                where = f"{name}[{i}] is" if name else "a grade of"
-                raise ValueError(
-                    f"{where} {g[i]:g}: with a label_gain table of {table.size} gains the "
-                    f"{name or 'grades'} must be whole numbers 0..{table.size - 1}"
-                )
         extra = {"gains": check_gains({i: v for i, v in enumerate(table.tolist())},
                                       "label_gain")}  # fmt: skip
         if not extra["gains"]:
@@ -140,20 +126,6 @@ def with_gain(parsed, gain, grades=None, name=None) -> list:
             m = Measure(m.name, m.cutoff, tuple(sorted({**m.param, **extra}.items())))
         out.append(m)
     return out
-
-
-def fill_no_relevant(values, parsed, ranked, threshold, no_relevant) -> None:
-    """Give every measure bounded by [0, 1] the value ``no_relevant`` on the queries whose
-    labels are all 0, so that their ideal DCG is 0 (LightGBM's and XGBoost's 1); None
-    leaves the values alone. As in LightGBM, the rule does not depend on the threshold
-    of the binary measures."""
-    if no_relevant is None:
-        return
-    empty = ranked.max_judged_grade() <= 0
-    if empty.any():
-        for m in parsed:
-            if m.declaration.bounds == (0.0, 1.0) and m.aggregate == "mean":
-                values[m][empty] = no_relevant
 
 
 class SkippedQueriesWarning(UserWarning):

@@ -46,18 +46,11 @@ import numpy as np
 
 from ..ranking import RankedRun, compared_scores
 from .aggregate import aggregate
-from .conventions import PRESET_S, PRESETS, UNSET, given, renamed, resolve
-from .core import (
-    CELL_BUDGET,
-    check_needs,
-    check_tie_averaging,
-    fill_no_relevant,
-    measures_and_labels,
-    score_ranked,
-    with_gain,
-)
+from .conventions import PRESET_S, PRESETS, UNSET, given, renamed
+from .core import CELL_BUDGET
+from .plan import make_plan
 
-__all__ = ["evaluate_groups", "weighted_mean", "CONVENTIONS"]
+__all__ = ["evaluate_groups", "weighted_mean", "CONVENTIONS", "ranked_block", "codes_of_ids"]
 
 #: The conventions of :func:`~rankeval.evaluate_groups`: no_relevant, gain, ties, read
 #: from :data:`rankeval.evaluation.conventions.PRESETS` (arrays have no document ids:
@@ -148,12 +141,22 @@ def _from_ids(ids, n: int):
             codes = np.cumsum(starts) - 1
             return codes, arr[starts], np.bincount(codes)
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     try:
         column = pa.array(arr, from_pandas=True)
     except (pa.ArrowInvalid, pa.ArrowTypeError) as err:
         raise TypeError(f"query ids must be integers or strings, all of one type: {err}") from None
+    return codes_of_ids(column)
+
+
+def codes_of_ids(column):
+    """An Arrow array of query ids (one per row) -> (row codes, the distinct ids sorted as
+    :func:`rankeval.evaluate` sorts them, rows per id)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks()
     if column.null_count:
         i = int(np.flatnonzero(column.is_null().to_numpy(zero_copy_only=False))[0])
         raise ValueError(f"query id of row {i} is missing (None/NaN)")
@@ -234,6 +237,55 @@ def _rank_contiguous(codes, scores, n_groups):
         out[rows[inside]] = np.take_along_axis(rows, pos, axis=1)[inside]
         done += take
     return out
+
+
+def ranked_block(codes, ids, labels, scores, chosen) -> RankedRun:
+    """The one way from rows to ranked queries: a query code per row (``codes``, into
+    the sorted ``ids``), a relevance label and a score per row, ranked as
+    :func:`rankeval.evaluate` ranks a run whose qrels are these rows.
+
+    Each query's rows are sorted by score, descending (compared as ``chosen`` says),
+    tied rows in row order (the rows have no document ids: trec_eval's order of ties
+    is row order); ``ties="average"`` groups the equal scores. Every row is a judged
+    document of its query: the labels are its judgments (a negative label is judged
+    and not relevant, as a negative grade of qrels; ``grades="trec_eval"`` truncates
+    them), and ``max_docs`` and ``judged_only`` cut the rankings after the sort, as
+    :func:`rankeval.rank_run` cuts them. No document id is made up.
+    """
+    from ..metrics.judged import is_judged
+
+    s = compared_scores(scores, chosen.score_precision)
+    y = np.trunc(labels) if chosen.grades == "trec_eval" else labels
+    order = _rank_rows(codes, s, len(ids))
+    q, grades, s = codes[order], y[order], s[order]
+    judged = is_judged(grades)
+    pool = np.bincount(q[judged], minlength=len(ids))
+    if chosen.max_docs is not None or chosen.judged_only:
+        counts = np.bincount(q, minlength=len(ids))
+        rank = np.arange(q.size) - np.repeat(np.cumsum(counts) - counts, counts)
+        keep = rank < (chosen.max_docs or q.size + 1)
+        if chosen.judged_only:
+            keep &= judged
+        q, s, judged_grades, grades = q[keep], s[keep], grades[judged], grades[keep]
+    else:
+        judged_grades = grades[judged]
+    tie_groups = None
+    if chosen.ties == "average":
+        new = np.ones(q.size, dtype=bool)
+        new[1:] = (s[1:] != s[:-1]) | (q[1:] != q[:-1])
+        tie_groups = np.cumsum(new) - 1
+    counts = np.bincount(q, minlength=len(ids))
+    return RankedRun(
+        query_ids=ids,
+        grades=grades,
+        offsets=np.concatenate(([0], np.cumsum(counts))).astype(np.int64),
+        scores=s,
+        threshold=chosen.threshold,
+        ideal=chosen.ideal,
+        tie_groups=tie_groups,
+        judged=judged_grades,
+        judged_offsets=np.concatenate(([0], np.cumsum(pool))).astype(np.int64),
+    )
 
 
 def _weights(weights, row_weights, codes, ids, n):
@@ -420,7 +472,24 @@ def evaluate_groups(
     relevant row: 0 for trec_eval, 1 for LightGBM.
     """
     settings = given(no_relevant=no_relevant, gain=gain, ties=ties, threshold=threshold)
-    convention, settings = renamed(conventions, {**settings, **unknown}, "evaluate_groups")
+    plan, convention = _groups_plan(measures, conventions, {**settings, **unknown})
+    y, s = _labels_and_scores(labels, scores, convention, plan.conventions.gain)
+    (codes, ids, _), index_name = _groups(group, y.size, group_kind)
+    plan.check_grades(y, "labels")
+    w = _weights(weights, row_weights, codes, ids, y.size)
+    ranked = ranked_block(codes, ids, y, s, plan.conventions)
+    frame = plan.frame(plan.score(ranked, CELL_BUDGET), ids, index_name)
+    if w is not None:
+        import pandas as pd
+
+        frame.attrs["weights"] = pd.Series(w, index=frame.index, name="weight")
+    return frame
+
+
+def _groups_plan(measures, conventions, settings):
+    """(the plan of evaluate_groups, the preset's name): the preset with arrays' ties
+    (row order for trec_eval's order by document id) and every keyword given over it."""
+    convention, settings = renamed(conventions, settings, "evaluate_groups")
     if convention is None:
         convention = "trec_eval"
     if not isinstance(convention, str) or convention not in CONVENTIONS:
@@ -436,11 +505,14 @@ def evaluate_groups(
         )
     # arrays have no document ids: trec_eval's order of ties is row order
     preset = PRESETS[convention].replace(ties=CONVENTIONS[convention]["ties"], ideal="judged")
-    chosen = resolve(preset, settings, allowed=_SETTINGS, caller="evaluate_groups",
-                     others=("group_kind", "weights", "row_weights"))  # fmt: skip
-    ties = chosen.ties
-    t, gain, no_relevant = chosen.threshold, chosen.gain, chosen.no_relevant
+    plan = make_plan(measures, preset, settings, allowed=_SETTINGS, caller="evaluate_groups",
+                     others=("group_kind", "weights", "row_weights"), advice="")  # fmt: skip
+    return plan, convention
 
+
+def _labels_and_scores(labels, scores, convention, gain):
+    """The labels and scores as float64 arrays, checked: one score per label, labels
+    >= 0 and within the library's limits with its exponential gain."""
     y = _array(labels, "labels")
     s = _array(scores, "scores")
     if y.size != s.size:
@@ -470,48 +542,7 @@ def evaluate_groups(
                 "labels (its label_gain is indexed by the label); round them, or give "
                 "gain='linear' or your own table of gains"
             )
-    (codes, ids, sizes), index_name = _groups(group, y.size, group_kind)
-    parsed, names = measures_and_labels(measures)  # one column per name asked for
-    check_needs(parsed, "ranking")
-    parsed = with_gain(chosen.apply(parsed), gain, y, "labels")
-    if ties == "average":
-        check_tie_averaging(parsed)
-    w = _weights(weights, row_weights, codes, ids, y.size)
-
-    order = _rank_rows(codes, compared_scores(s, chosen.score_precision), len(ids))
-    grades = y[order]
-    ranked_scores = s[order]
-    offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
-    tie_groups = None
-    if ties == "average":
-        new = np.ones(order.size, dtype=bool)
-        new[1:] = (ranked_scores[1:] != ranked_scores[:-1]) | (
-            codes[order][1:] != codes[order][:-1]
-        )
-        tie_groups = np.cumsum(new) - 1
-    ranked = RankedRun(
-        query_ids=ids,
-        grades=grades,
-        offsets=offsets,
-        scores=ranked_scores,
-        threshold=t,
-        ideal="judged",
-        tie_groups=tie_groups,
-        judged=grades,  # every row is judged (labels >= 0): the labels are the ideal list
-        judged_offsets=offsets,
-    )
-    values = score_ranked(parsed, ranked, t, CELL_BUDGET)
-    fill_no_relevant(values, parsed, ranked, t, no_relevant)
-
-    import pandas as pd
-
-    frame = pd.DataFrame({name: values[parsed[i]] for name, i in names})
-    frame.index = pd.Index(
-        ids, name=index_name, dtype=ids.dtype if ids.dtype.kind == "i" else object
-    )
-    if w is not None:
-        frame.attrs["weights"] = pd.Series(w, index=frame.index, name="weight")
-    return frame
+    return y, s
 
 
 def weighted_mean(frame, weights=None):

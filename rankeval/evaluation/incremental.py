@@ -27,20 +27,16 @@ import pyarrow.compute as pc
 
 from ..io import qrels_table, run_table, tables
 from ..io.canonical import plain_ids
-from ..measures import Measure
 from ..ranking import compared_scores
-from .conventions import resolve
-from .core import check_needs, check_tie_averaging, measures_and_labels, with_gain
 from .groups import _array as _finite
+from .groups import codes_of_ids, ranked_block
+from .plan import given_plan, make_plan
 from .runs import evaluate
 
 __all__ = ["Evaluator"]
 
 _RANK_CUTOFFS = ("optional", "required")
 _COMPACT_ROWS = 1 << 20  # rows added before the state is cut back to its depth
-# Row i of the labels form is document _ROW_ID - i: 19 decimal digits while i < 10**18,
-# so trec_eval's order of ties (document id descending, as text) is the order of arrival
-_ROW_ID = 2 * 10**18 - 1
 
 
 class Evaluator:
@@ -57,8 +53,9 @@ class Evaluator:
         Relevance judgments, in any form :func:`rankeval.evaluate` takes; read
         once and held in memory. None raises a TypeError that points to
         :meth:`~rankeval.Evaluator.from_labels`.
-    measures : str, Measure or list of them
-        As for :func:`rankeval.evaluate`.
+    measures : str, Measure, Plan or list of them
+        As for :func:`rankeval.evaluate`: names, or a :class:`~rankeval.Plan`
+        (then without conventions or settings here).
     conventions : str or Conventions, optional
         A preset or a :class:`~rankeval.Conventions`, as for
         :func:`rankeval.evaluate`.
@@ -135,7 +132,10 @@ class Evaluator:
                 "Evaluator.from_labels(measures, conventions=...)"
             )
         self._setup(measures, conventions, options, "Evaluator", ("encoding",))
-        self._qrels = qrels_table(qrels, encoding=encoding)
+        self._form = _Judged(qrels_table(qrels, encoding=encoding))
+        c = self._plan.conventions
+        simple = c.ties == "trec_eval" and c.ideal == "judged" and not c.judged_only
+        self.depth = _deepest_cut(self._plan.measures) if simple else None
 
     @classmethod
     def from_labels(cls, measures, conventions=None, **options) -> Evaluator:
@@ -273,29 +273,22 @@ class Evaluator:
         """
         ev = cls.__new__(cls)
         ev._setup(measures, conventions, options, "Evaluator.from_labels")
-        ev._qrels = None
-        ev._labels = True
-        ev.depth = _labels_depth(ev._parsed, ev._conventions)
+        ev._form = _Labelled()
+        ev.depth = _labels_depth(ev._plan.measures, ev._plan.conventions)
         return ev
 
     def _setup(self, measures, conventions, options, caller, others=()) -> None:
-        # only the keywords given: each overrides the preset (a default's value included)
-        self._conventions = resolve(conventions, options, caller=caller, others=others)
-        parsed, _ = measures_and_labels(measures)
-        check_needs(parsed, "ranking")
-        c = self._conventions
-        if c.ties == "average":
-            check_tie_averaging(parsed)
-        self._parsed = parsed
-        one = isinstance(measures, (str, Measure))
-        self._measures = [measures] if one else list(measures)
-        cuts = [m.cutoff if m.declaration.cutoff in _RANK_CUTOFFS else None for m in parsed]
-        simple = c.ties == "trec_eval" and c.ideal == "judged" and not c.judged_only
-        self.depth = max(cuts) if simple and all(k is not None for k in cuts) else None
-        self._labels = False
+        # one plan: only the keywords given, each over the preset (a default's value
+        # included); the names parsed and checked once
+        self._plan = given_plan(measures, conventions, options, caller) or make_plan(
+            measures, conventions, options, caller=caller, others=others, advice="")
         self._tables = []
         self._new_rows = 0
-        self._next = 0  # the number of the next row (the labels form)
+
+    @property
+    def _labels(self) -> bool:
+        """Whether this evaluator was made by :meth:`from_labels`."""
+        return isinstance(self._form, _Labelled)
 
     def update(self, query_ids, doc_ids=None, scores=None, *, labels=None) -> None:
         """Add a batch: one row per position of the sequences (lists or arrays of
@@ -323,61 +316,9 @@ class Evaluator:
         Each message names the argument and, where one is at fault, the
         element (``doc_ids[3]``). A refused batch adds nothing to the state.
         """
-        if self._labels:
-            if doc_ids is not None:
-                raise TypeError(
-                    "this Evaluator was made by Evaluator.from_labels: its rows carry "
-                    "relevance labels, not document ids; call "
-                    "update(query_ids, labels=..., scores=...)"
-                )
-            if labels is None or scores is None:
-                raise TypeError("update() of Evaluator.from_labels needs query_ids, "
-                                "labels=... and scores=...")  # fmt: skip
-            self._update_labels(query_ids, labels, scores)
-            return
-        if labels is not None:
-            raise TypeError(
-                "this Evaluator has qrels: update(query_ids, doc_ids, scores) takes document "
-                "ids; for rows that carry their own labels make it with "
-                "Evaluator.from_labels(measures, conventions=...)"
-            )
-        if doc_ids is None or scores is None:
-            raise TypeError("update() needs query_ids, doc_ids and scores")
-        # each argument checked on its own (its name in every message), then together
-        q = _ids(query_ids, "query_ids")
-        d = _ids(doc_ids, "doc_ids")
-        s = _numbers(scores, "scores")
-        if not len(q) == len(d) == s.size:
-            raise ValueError(f"query_ids, doc_ids and scores must have one length, got "
-                             f"{len(q)}, {len(d)}, {s.size}")  # fmt: skip
-        if not len(q):
-            return
-        # a document twice when the state is cut back or computed (the search for
-        # repeats costs most of a batch's time)
-        table = plain_ids(tables.from_arrow(
-            pa.table({"query_id": q, "doc_id": d, "score": pa.array(s)}), "run", None,
-            "update() batch", unique=True))  # fmt: skip
-        self._add(table)
-
-    def _update_labels(self, query_ids, labels, scores) -> None:
-        q = _ids(query_ids, "query_ids")
-        y = _numbers(labels, "labels")
-        s = _numbers(scores, "scores")
-        n = len(q)
-        if not n == y.size == s.size:
-            raise ValueError(f"query_ids, labels and scores must have one length, got "
-                             f"{n}, {y.size}, {s.size}")  # fmt: skip
-        if not n:
-            return
-        if not isinstance(self._conventions.gain, str):  # a label_gain table: whole labels
-            with_gain(self._parsed, self._conventions.gain, y, "labels")
-        row = pa.array(np.arange(self._next, self._next + n, dtype=np.int64))
-        checked = plain_ids(tables.from_arrow(
-            pa.table({"query_id": q, "doc_id": row, "score": pa.array(s)}), "run", None,
-            "update() batch", unique=True))  # fmt: skip
-        self._add(pa.table({"query_id": checked.column("query_id"), "row": row,
-                            "score": pa.array(s), "relevance": pa.array(y)}))  # fmt: skip
-        self._next += n
+        table = self._form.batch(self._plan, query_ids, doc_ids, scores, labels)
+        if table is not None:
+            self._add(table)
 
     def merge(self, other: Evaluator) -> Evaluator:
         """Add the state of ``other`` (another worker's evaluator of the same form,
@@ -396,17 +337,12 @@ class Evaluator:
             )
         if other is self:
             raise ValueError("cannot merge an evaluator into itself (its rows would count twice)")
-        same_qrels = self._labels or other._qrels.equals(self._qrels)
-        if (other._measures != self._measures or other._conventions != self._conventions
-                or not same_qrels):
+        if other._plan != self._plan or not self._form.same(other._form):
             raise ValueError("can merge only evaluators of the same qrels, measures and "
                              "conventions")
         for table in other._tables:
-            if self._labels:
-                row = pc.add(table.column("row"), pa.scalar(self._next, pa.int64()))
-                table = table.set_column(1, "row", row)
-            self._add(table)
-        self._next += other._next
+            self._add(self._form.after(table))
+        self._form.follow(other._form)
         return self
 
     def compute(self):
@@ -414,14 +350,7 @@ class Evaluator:
         if not self._tables:
             raise ValueError("no document yet: call update() with a batch first")
         table = pa.concat_tables(self._tables, promote_options="permissive")
-        if not self._labels:
-            return evaluate(self._qrels, table, self._measures,
-                            conventions=self._conventions)  # fmt: skip
-        doc = pc.subtract(pa.scalar(_ROW_ID, pa.int64()), table.column("row"))
-        q = table.column("query_id")
-        qrels = pa.table({"query_id": q, "doc_id": doc, "relevance": table.column("relevance")})
-        run = pa.table({"query_id": q, "doc_id": doc, "score": table.column("score")})
-        return evaluate(qrels, run, self._measures, conventions=self._conventions)
+        return self._form.compute(table, self._plan)
 
     @property
     def rows(self) -> int:
@@ -434,37 +363,146 @@ class Evaluator:
         self._tables.append(table)
         self._new_rows += table.num_rows
         if self._new_rows >= max(_COMPACT_ROWS, self.rows - self._new_rows):
-            self._compact()
-
-    def _compact(self) -> None:
-        self._new_rows = 0
-        if self._labels:
+            self._new_rows = 0
             table = pa.concat_tables(self._tables, promote_options="permissive")
-            if self.depth is not None:
-                table = _top_labels(table, self.depth,
-                                    self._conventions.score_precision == "float")  # fmt: skip
-            self._tables = [table]
-            return
-        table = run_table(pa.concat_tables(self._tables, promote_options="permissive"))
-        if self.depth is not None and pa.types.is_string(table.column("doc_id").type):
-            table = _top(table, self.depth, self._conventions.score_precision == "float")
-        self._tables = [table]
+            float32 = self._plan.conventions.score_precision == "float"
+            self._tables = [self._form.compact(table, self.depth, float32)]
+
+
+class _Judged:
+    """The form with qrels: rows of (query, document, score), judged by the qrels."""
+
+    def __init__(self, qrels: pa.Table):
+        self.qrels = qrels
+
+    def batch(self, plan, query_ids, doc_ids, scores, labels):
+        """The checked table of one update() batch (None for an empty one)."""
+        if labels is not None:
+            raise TypeError(
+                "this Evaluator has qrels: update(query_ids, doc_ids, scores) takes document "
+                "ids; for rows that carry their own labels make it with "
+                "Evaluator.from_labels(measures, conventions=...)"
+            )
+        if doc_ids is None or scores is None:
+            raise TypeError("update() needs query_ids, doc_ids and scores")
+        # each argument checked on its own (its name in every message), then together
+        q = _ids(query_ids, "query_ids")
+        d = _ids(doc_ids, "doc_ids")
+        s = _numbers(scores, "scores")
+        if not len(q) == len(d) == s.size:
+            raise ValueError(f"query_ids, doc_ids and scores must have one length, got "
+                             f"{len(q)}, {len(d)}, {s.size}")  # fmt: skip
+        if not len(q):
+            return None
+        # a document twice when the state is cut back or computed (the search for
+        # repeats costs most of a batch's time)
+        return plain_ids(tables.from_arrow(
+            pa.table({"query_id": q, "doc_id": d, "score": pa.array(s)}), "run", None,
+            "update() batch", unique=True))  # fmt: skip
+
+    def same(self, other) -> bool:
+        return other.qrels.equals(self.qrels)
+
+    def after(self, table: pa.Table) -> pa.Table:
+        return table
+
+    def follow(self, other) -> None:
+        pass
+
+    def compact(self, table: pa.Table, depth, float32: bool) -> pa.Table:
+        table = run_table(table)
+        if depth is not None and pa.types.is_string(table.column("doc_id").type):
+            table = _top(table, depth, float32)
+        return table
+
+    def compute(self, table: pa.Table, plan):
+        return evaluate(self.qrels, table, plan)
+
+
+class _Labelled:
+    """The labels form: rows of (query, row number, score, label), numbered by arrival;
+    each row is a judged document of its query, with no document id."""
+
+    def __init__(self):
+        self.next = 0  # the number of the next row
+
+    def batch(self, plan, query_ids, doc_ids, scores, labels):
+        """The checked table of one update() batch (None for an empty one)."""
+        if doc_ids is not None:
+            raise TypeError(
+                "this Evaluator was made by Evaluator.from_labels: its rows carry "
+                "relevance labels, not document ids; call "
+                "update(query_ids, labels=..., scores=...)"
+            )
+        if labels is None or scores is None:
+            raise TypeError("update() of Evaluator.from_labels needs query_ids, "
+                            "labels=... and scores=...")  # fmt: skip
+        q = _ids(query_ids, "query_ids")
+        y = _numbers(labels, "labels")
+        s = _numbers(scores, "scores")
+        n = len(q)
+        if not n == y.size == s.size:
+            raise ValueError(f"query_ids, labels and scores must have one length, got "
+                             f"{n}, {y.size}, {s.size}")  # fmt: skip
+        if not n:
+            return None
+        plan.check_grades(y, "labels")  # a label_gain table: whole labels it covers
+        row = pa.array(np.arange(self.next, self.next + n, dtype=np.int64))
+        checked = plain_ids(tables.from_arrow(
+            pa.table({"query_id": q, "doc_id": row, "score": pa.array(s)}), "run", None,
+            "update() batch", unique=True))  # fmt: skip
+        self.next += n
+        return pa.table({"query_id": checked.column("query_id"), "row": row,
+                         "score": pa.array(s), "relevance": pa.array(y)})  # fmt: skip
+
+    def same(self, other) -> bool:
+        return True
+
+    def after(self, table: pa.Table) -> pa.Table:
+        """Another evaluator's rows, numbered after this one's."""
+        row = pc.add(table.column("row"), pa.scalar(self.next, pa.int64()))
+        return table.set_column(1, "row", row)
+
+    def follow(self, other) -> None:
+        self.next += other.next
+
+    def compact(self, table: pa.Table, depth, float32: bool) -> pa.Table:
+        return table if depth is None else _top_labels(table, depth, float32)
+
+    def compute(self, table: pa.Table, plan):
+        """The rows, in the order of arrival, ranked by :func:`ranked_block` (the one
+        way from rows to ranked queries, which evaluate_groups takes too) and scored
+        by the plan, as :func:`rankeval.evaluate` scores them."""
+        table = table.take(pc.sort_indices(table.column("row")))
+        codes, ids, _ = codes_of_ids(table.column("query_id"))
+        labels = table.column("relevance").to_numpy().astype(np.float64, copy=False)
+        scores = table.column("score").to_numpy().astype(np.float64, copy=False)
+        ranked = ranked_block(codes, ids, labels, scores, plan.conventions)
+        plan.check_grades(labels, "labels")
+        plan.check_defined(ranked)
+        return plan.frame(plan.score(ranked), ids)
+
+
+def _deepest_cut(measures) -> int | None:
+    """The deepest rank cut-off of the measures, or None if one has none."""
+    cuts = [m.cutoff if m.declaration.cutoff in _RANK_CUTOFFS else None for m in measures]
+    return None if any(k is None for k in cuts) else max(cuts)
 
 
 def _labels_depth(parsed, c) -> int | None:
     """The deepest cut-off of the measures when the labels form may drop rows below it
     (see :meth:`Evaluator.from_labels`), else None."""
-    cuts = [m.cutoff if m.declaration.cutoff in _RANK_CUTOFFS else None for m in parsed]
-    if any(k is None for k in cuts):
+    deepest = _deepest_cut(parsed)
+    if deepest is None:
         return None
     if c.ties not in ("trec_eval", "input") or c.judged_only or c.max_docs is not None:
         return None
     if c.threshold <= 0 or any(m.param.get("rel", 1) <= 0 for m in parsed):
         return None  # a label <= 0 could be relevant
     zero_gain = isinstance(c.gain, str) or c.gain[0] == 0
-    if not zero_gain or any("gains" in m.param for m in parsed):
+    if not zero_gain or any(dict(m.param.get("gains", ())).get(0, 0) != 0 for m in parsed):
         return None  # a label 0 could have a gain (in an ideal list)
-    return max(cuts)
+    return deepest
 
 
 def _top_labels(table: pa.Table, depth: int, float32: bool) -> pa.Table:

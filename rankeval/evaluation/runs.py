@@ -21,20 +21,11 @@ import numpy as np
 from ..io.canonical import looks_swapped
 from ..ranking import rank_run, release_memory
 from .bounded import evaluate_bounded, parse_memory
-from .conventions import EVALUATE_SETTINGS, UNSET, given, resolve
-from .core import (
-    CELL_BUDGET,
-    check_needs,
-    check_tie_averaging,
-    fill_no_relevant,
-    measures_and_labels,
-    queries_in_run,
-    score_ranked,
-    warn_skipped,
-    with_gain,
-)
+from .conventions import UNSET, given
+from .core import CELL_BUDGET, queries_in_run, warn_skipped
+from .plan import given_plan, make_plan
 
-__all__ = ["evaluate", "score_run"]
+__all__ = ["evaluate", "score_run", "run_plan"]
 
 
 def evaluate(
@@ -50,6 +41,9 @@ def evaluate(
     score_precision=UNSET["score_precision"],
     grades=UNSET["grades"],
     max_docs=UNSET["max_docs"],
+    gain=UNSET["gain"],
+    no_relevant=UNSET["no_relevant"],
+    recall_rounding=UNSET["recall_rounding"],
     columns=None,
     conventions=None,
     max_memory="512MB",
@@ -78,8 +72,10 @@ def evaluate(
         first]}`` (a recommender's lists), or a table with columns
         ``query_id``, ``doc_id`` and ``score`` (or ``rank``), in memory or
         in a Parquet file, as for ``qrels``. Higher scores rank first.
-    measures : str, Measure or list of them
-        Measure names in ir_measures spelling, e.g. ``["nDCG@10", "AP",
+    measures : str, Measure, Plan or list of them
+        A :class:`~rankeval.Plan` made by :func:`rankeval.plan`
+        (then without conventions or settings here), or measure names in
+        ir_measures spelling, e.g. ``["nDCG@10", "AP",
         "P@5", "RR", "R@100", "RBP(p=0.9)"]``; see :mod:`rankeval.measures`
         for every name (book names such as MAP, MAR, GAP, MR, FRP and
         trec_eval names such as ``ndcg_cut_10`` work too).
@@ -147,6 +143,19 @@ def evaluate(
         their fields (4 in qrels, 6 in a run) and tables by their columns.
     max_docs : int or None, default=None
         Score only the top ``max_docs`` of every ranking (trec_eval's ``-M``).
+    gain : {"linear", "exponential"} or sequence of float, default="linear"
+        Gain of the nDCG and DCG measures that do not name their own
+        (``"nDCG(gain='linear')@10"`` keeps its gain): the grade,
+        :math:`2^g - 1`, or a gain per whole grade (LightGBM's ``label_gain``;
+        every judged grade must then be a whole number the table covers).
+    no_relevant : float or None, default=None
+        Value of every measure bounded by [0, 1] for a query with no relevant
+        document (LightGBM's and XGBoost's 1); None: the measure's own value.
+    recall_rounding : {"nearest", "trec_eval9"}, default="nearest"
+        How ``IPrec@r`` and ``11pt_avg`` turn a recall level into a number of
+        relevant documents: trec_eval 10's rounding, or trec_eval 9's (and
+        pytrec_eval's) :math:`\lfloor rR + 0.9 \rfloor` (see
+        :class:`~rankeval.Conventions`).
     columns : dict, optional
         Column names of DataFrame and Arrow inputs, canonical -> yours:
         ``{"query_id": "user", "doc_id": "item", "score": "pred",
@@ -269,7 +278,8 @@ def evaluate(
     """
     settings = given(
         threshold=threshold, ties=ties, ideal=ideal, missing=missing, judged_only=judged_only,
-        score_precision=score_precision, grades=grades, max_docs=max_docs,
+        score_precision=score_precision, grades=grades, max_docs=max_docs, gain=gain,
+        no_relevant=no_relevant, recall_rounding=recall_rounding,
     )  # fmt: skip
     frame, _ = score_run(qrels, run, measures, columns=columns, conventions=conventions,
                          max_memory=max_memory, encoding=encoding, **settings, **unknown)
@@ -280,31 +290,24 @@ def score_run(qrels, run, measures, *, columns=None, conventions=None, max_memor
               encoding="utf-8", **settings):  # fmt: skip
     """:func:`evaluate`'s table, and for each of its rows whether the query has a line in
     the run (the command line's ``-c -q`` prints no line for the others, as trec_eval).
-    ``settings``: the keyword arguments of :func:`evaluate` that the caller gave."""
-    chosen = resolve(conventions, settings, allowed=EVALUATE_SETTINGS, caller="evaluate",
-                     others=("columns", "max_memory", "encoding"))  # fmt: skip
+    ``settings``: the keyword arguments of :func:`evaluate` that the caller gave;
+    ``measures`` may be a :class:`~rankeval.Plan` (then without them)."""
+    plan = given_plan(measures, conventions, settings, "evaluate") or make_plan(
+        measures, conventions, settings, caller="evaluate",
+        others=("columns", "max_memory", "encoding"))  # fmt: skip
+    return run_plan(qrels, run, plan, columns=columns, max_memory=max_memory,
+                    encoding=encoding)
+
+
+def run_plan(qrels, run, plan, *, columns=None, max_memory="512MB", encoding="utf-8"):
+    """:func:`score_run` of a made plan: a run file within ``max_memory`` goes to the
+    bounded path, which calls this function again for each part of the run."""
     if max_memory is not None and (isinstance(run, (str, os.PathLike)) or hasattr(run, "read")):
-        budget = parse_memory(max_memory)
-        return evaluate_bounded(score_run, qrels, run, measures, chosen, budget,
-                                columns=columns, encoding=encoding)
-    parsed, columns_out = measures_and_labels(measures)
-    check_needs(parsed, "ranking")
-    parsed = chosen.apply(parsed)  # the measure parameters a convention sets
-    if chosen.ties == "average":
-        check_tie_averaging(
-            parsed, "; evaluate those with ties='trec_eval' or ties='input' in a separate call"
-        )
+        return evaluate_bounded(run_plan, qrels, run, plan, parse_memory(max_memory),
+                                columns=columns, encoding=encoding)  # fmt: skip
+    chosen = plan.conventions
     if chosen.grades is None:
-        swapped = looks_swapped(qrels, run)
-        if swapped is not None:
-            query, doc, grade = swapped
-            raise ValueError(
-                f"the qrels look like a run: qrels[{query!r}][{doc!r}] is {grade!r}, a grade "
-                "that is not a whole number, while every score of the run is a whole "
-                "number, as grades are; were qrels and run given the wrong way round "
-                "(evaluate(qrels, run, measures))? If the fractional grades are meant, "
-                "pass grades='float'"
-            )
+        _refuse_swapped(qrels, run)
     options = chosen.ranking_options(run, columns)  # missing=None: by the run's form
     # missing=None that skips: every judged query is ranked, so that those the run
     # lacks are counted (and named in a warning), then only the run's are kept
@@ -317,41 +320,32 @@ def score_run(qrels, run, measures, *, columns=None, conventions=None, max_memor
         if not ranked.in_run.any():
             _no_query_in_common(qrels, run, options, columns, ranked)
         ranked = queries_in_run(ranked)
-    if chosen.gain != "linear":
-        grades_seen = None if isinstance(chosen.gain, str) else np.concatenate(
-            [ranked.grades, ranked.judged])  # fmt: skip
-        parsed = with_gain(parsed, chosen.gain, grades_seen)
-    empty = np.flatnonzero(ranked.lengths == 0)
-    if empty.size:
-        # a rank position (MR, FRP: unbounded above) has no value for an empty ranking
-        # without a cut-off; a share that is lower-is-better (FallOut) is 0 there
-        undefined = [str(m) for m in parsed if m.lower_is_better and m.cutoff is None
-                     and m.declaration.bounds[1] == np.inf]
-        if undefined:
-            raise ValueError(
-                f"{', '.join(undefined)} without a cut-off has no value for query "
-                f"{ranked.query_ids[empty[0]]!r}, which has no ranked document "
-                "(judged but not in the run, counted by missing='zero', the default for "
-                "ranked lists; or left empty by judged_only=True); give a cut-off, e.g. "
-                f"{undefined[0]}@1000, so that it scores k + 1"
-            )
-    values = score_ranked(parsed, ranked, ranked.threshold, CELL_BUDGET)
-    fill_no_relevant(values, parsed, ranked, ranked.threshold, chosen.no_relevant)
-
-    import pandas as pd
-
-    frame = pd.DataFrame({label: values[parsed[i]] for label, i in columns_out})
-    frame.attrs["rankeval.measures"] = {label: str(parsed[i]) for label, i in columns_out}
-    ids = ranked.query_ids
+    if not isinstance(chosen.gain, str):
+        plan.check_grades(np.concatenate([ranked.grades, ranked.judged]))
+    plan.check_defined(ranked)
     # indexed by the caller's name of the query column, when columns= gives one
-    name = (columns or {}).get("query_id", "query_id")
-    frame.index = pd.Index(ids, name=name, dtype=ids.dtype if ids.dtype.kind == "i" else object)
+    frame = plan.frame(plan.score(ranked, CELL_BUDGET), ranked.query_ids,
+                       (columns or {}).get("query_id", "query_id"))  # fmt: skip
     in_run = ranked.in_run
     if counting:
         warn_skipped(judged - len(ranked), judged)
-    del ranked, values, ids
+    del ranked
     release_memory()  # Arrow's freed pages go back to the system before the next call
     return frame, in_run
+
+
+def _refuse_swapped(qrels, run) -> None:
+    """A ValueError for qrels and a run that look swapped (``grades=None``)."""
+    swapped = looks_swapped(qrels, run)
+    if swapped is not None:
+        query, doc, grade = swapped
+        raise ValueError(
+            f"the qrels look like a run: qrels[{query!r}][{doc!r}] is {grade!r}, a grade "
+            "that is not a whole number, while every score of the run is a whole "
+            "number, as grades are; were qrels and run given the wrong way round "
+            "(evaluate(qrels, run, measures))? If the fractional grades are meant, "
+            "pass grades='float'"
+        )
 
 
 def _no_query_in_common(qrels, run, options, columns, ranked):

@@ -441,6 +441,9 @@ def _make(decl, cutoff, given: dict, text) -> Measure:
         del params["gains"]
     if "gains" in params and "gain" in params:
         raise ValueError(f"measure {text!r}: give either gain= or gains=, not both")
+    check = getattr(decl.score, "check_params", None)  # rules between parameters
+    if check is not None:
+        check(params, text)
     if decl.cutoff == "required" and cutoff is None:
         raise ValueError(f"measure {text!r}: {decl.name} needs a cut-off, e.g. {decl.name}@10")
     if decl.cutoff == "multiple" and cutoff is None:

@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 
+from .block import RankedBlock
 from .declaration import REL, Declaration, Param, relevant
 from .judged import is_judged
 from .portable import each, exp2, log2, row_sum
@@ -170,10 +171,7 @@ def _discounts(n, discount, p):
 def _weighted_sum(gains, discounts, k):
     """sum_{i <= k} gain_i / d(i) for every row; a ValueError if it overflows float64."""
     top = gains[:, :k]
-    weights = discounts[: top.shape[1]]
-    with np.errstate(over="ignore"):
-        sums = row_sum(top / weights)  # in rank order: the same for any padding
-    return _finite(sums, top, weights, name_rows=True)
+    return _dcg_kernel(top, discounts[: top.shape[1]], name_rows=True)
 
 
 def _finite(sums, gains, discounts, name_rows=False):
@@ -474,14 +472,17 @@ def ndcg(
     return finish(values, batch)
 
 
-def _dcg_kernel(gains):
-    """Kernel of DCG on a validated batch: ``gains`` (n, k) of the top k, any sign;
-    the discount is log2(i + 1), trec_eval's and scikit-learn's. A ValueError if a
-    sum overflows float64 (as :func:`dcg` raises)."""
-    discounts = log2(np.arange(2, gains.shape[1] + 2))  # the same on every CPU
+def _dcg_kernel(gains, discounts=None, name_rows=False):
+    """The one kernel of DCG, of :func:`dcg`, :func:`ndcg` and the measures of
+    :func:`rankeval.evaluate`: ``gains`` (n, k) of the top k, any sign, times the
+    reciprocal of each position's discount (``discounts``, shape (k,); default
+    log2(i + 1), trec_eval's and scikit-learn's), summed in rank order. A ValueError
+    if a sum overflows float64."""
+    if discounts is None:
+        discounts = log2(np.arange(2, gains.shape[1] + 2))  # the same on every CPU
     with np.errstate(over="ignore", invalid="ignore"):
         sums = row_sum(gains * (1.0 / discounts))  # in rank order: the same for any padding
-    return _finite(sums, gains, discounts)
+    return _finite(sums, gains, discounts, name_rows=name_rows)
 
 
 # --- declarations: the measures of rankeval.evaluate this module computes ------------------
@@ -504,7 +505,7 @@ def _gain_function(gain, gains):
     return None
 
 
-def _gain_matrix(ranked, k, gain, gains):
+def _gain_matrix(ranked: RankedBlock, k, gain, gains):
     top = ranked.padded(k)
     if not gains:
         fn = _gain_function(gain, gains)
@@ -516,7 +517,7 @@ def _gain_matrix(ranked, k, gain, gains):
     return np.where(judged, _gain_function(gain, gains)(np.where(judged, raw, -1.0)), 0.0)
 
 
-def _averaged(ranked, k, gains_matrix):
+def _averaged(ranked: RankedBlock, k, gains_matrix):
     """ties="average": every member of a group of equal scores gets the group's mean gain."""
     groups = ranked.tie_groups_padded()
     full = gains_matrix
@@ -530,23 +531,44 @@ def _averaged(ranked, k, gains_matrix):
     return out if k is None else out[:, :k]
 
 
-def _dcg_values(ranked, k, gain, gains):
+def _dcg_values(ranked: RankedBlock, k, gain, gains, discount):
     if ranked.tie_groups is not None:
         gm = _averaged(ranked, k, _gain_matrix(ranked, None, gain, gains))
     else:
         gm = _gain_matrix(ranked, k, gain, gains)
-    return _dcg_kernel(gm)
+    return _dcg_kernel(gm, discount(gm.shape[1]))
 
 
-def _score_dcg(ranked, k, gain=None, gains=()):
-    return _dcg_values(ranked, k, gain or "linear", gains)
+def _discount_of(discount, params):
+    """``width -> discounts`` of the declared discount (None: log2, the kernel's own)."""
+    if discount == "log2":
+        return lambda width: None
+    p = _resolve_params(discount, params)
+    return lambda width: _discounts(width, discount, p)
 
 
-def _score_ndcg(ranked, k, gain=None, gains=()):
-    gain = gain or "linear"
-    value = _dcg_values(ranked, k, gain, gains)
-    ideal = _dcg_kernel(ranked.ideal_grades(k, gain=_gain_function(gain, gains)))
+def _score_dcg(ranked: RankedBlock, k, gain=None, gains=(), discount="log2", **params):
+    return _dcg_values(ranked, k, gain or "linear", gains, _discount_of(discount, params))
+
+
+def _score_ndcg(ranked: RankedBlock, k, gain=None, gains=(), discount="log2", **params):
+    gain, of = gain or "linear", _discount_of(discount, params)
+    value = _dcg_values(ranked, k, gain, gains, of)
+    best = ranked.ideal_grades(k, gain=_gain_function(gain, gains))
+    ideal = _dcg_kernel(best, of(best.shape[1]))
     return np.where(ideal > 0, value / np.where(ideal > 0, ideal, 1.0), 0.0)
+
+
+def _check_discount(params: dict, text: str) -> None:
+    """At parse time: the discount's parameters are those it reads, in range."""
+    try:
+        _resolve_params(params.get("discount", "log2"),
+                        {name: params.get(name) for name in _DISCOUNT_NUMBERS})  # fmt: skip
+    except ValueError as error:
+        raise ValueError(f"measure {text!r}: {error}") from None
+
+
+_score_dcg.check_params = _score_ndcg.check_params = _check_discount
 
 
 # The default None is "the conventions' gain" (linear unless a preset says otherwise): a
@@ -567,10 +589,24 @@ _GAINS_PARAM = Param(
 )
 
 
+_DISCOUNT_NUMBERS = ("log_base", "exp_base", "power_shift", "power_exponent")
+# The discounts of dcg and ndcg, as measure parameters (the same names and rules)
+_DISCOUNT_PARAMS_DECLARED = (
+    Param("discount", "choice", "log2",
+          "position discount, as rankeval.ndcg's: 'log2' (default), 'log' (log_base), "
+          "'jarvelin' (log_base), 'linear', 'exponential' (exp_base), 'power' or 'zipf' "
+          "(power_shift, power_exponent), 'none'", tuple(_DISCOUNT_PARAMS)),
+    Param("log_base", "positive", None, "base b > 1 of discount='log' and 'jarvelin'"),
+    Param("exp_base", "positive", None, "base > 1 of discount='exponential'"),
+    Param("power_shift", "non-negative", None, "shift s of discount='power', (i + s)^e"),
+    Param("power_exponent", "positive", None, "exponent e of discount='power' and 'zipf'"),
+)  # fmt: skip
+
+
 # --- trec_eval's experimental gain measures (binG, G, ndcg_rel, Rndcg) ---------------------
 
 
-def _score_bin_g(ranked, k, rel):
+def _score_bin_g(ranked: RankedBlock, k, rel):
     """trec_eval's binG: mean over relevant documents of 1 / log2(2 + non-relevant above)."""
     rel_top = relevant(ranked, k, rel)
     nonrel_before = np.cumsum(~rel_top, axis=1) - ~rel_top  # non-relevant above each rank
@@ -582,7 +618,7 @@ def _score_bin_g(ranked, k, rel):
     return np.where(n_rel > 0, row_sum(terms) / np.maximum(n_rel, 1), 0.0)
 
 
-def _score_g(ranked, k):
+def _score_g(ranked: RankedBlock, k):
     """trec_eval's G (gains = grades): sum over ranks of gain / log2(2 + cost - gained),
     where cost adds max(ideal gain, 1) per rank, divided by the ideal gains' sum."""
     gains = np.maximum(ranked.padded(k), 0.0)
@@ -602,7 +638,7 @@ def _score_g(ranked, k):
     return np.where(total > 0, row_sum(terms) / np.where(total > 0, total, 1.0), 0.0)
 
 
-def _dcg_tables(ranked):
+def _dcg_tables(ranked: RankedBlock):
     """(gains, ideal gains, cumulative DCG, cumulative ideal DCG) on a common width with
     two zero columns to spare: trec_eval's ndcg_rel and Rndcg walk both."""
     gains = np.maximum(ranked.padded(), 0.0)
@@ -614,7 +650,7 @@ def _dcg_tables(ranked):
     return gains, ideal, np.cumsum(gains * discount, axis=1), np.cumsum(ideal * discount, axis=1)
 
 
-def _score_ndcg_rel(ranked, k):
+def _score_ndcg_rel(ranked: RankedBlock, k):
     """trec_eval's ndcg_rel: nDCG averaged over the relevant documents (gain > 0), a
     document not retrieved counting the nDCG at the end of the ranking."""
     gains, ideal, dcg, idcg = _dcg_tables(ranked)
@@ -628,7 +664,7 @@ def _score_ndcg_rel(ranked, k):
     return np.where(total > 0, total / np.maximum(n_rel, 1), 0.0)
 
 
-def _score_rndcg(ranked, k, rel):
+def _score_rndcg(ranked: RankedBlock, k, rel):
     """trec_eval's Rndcg: nDCG averaged at the ranks where the ideal gain changes (and
     at the end of a ranking longer than the relevant ones plus one)."""
     gains, ideal, dcg, idcg = _dcg_tables(ranked)
@@ -651,12 +687,12 @@ def _score_rndcg(ranked, k, rel):
 
 DECLARATIONS = (
     Declaration("nDCG", "normalised discounted cumulative gain (log2 discount)", _score_ndcg,
-                ndcg, params=(_GAIN_PARAM, _GAINS_PARAM), aliases=("NDCG",), trec_eval="ndcg",
+                ndcg, params=(_GAIN_PARAM, _GAINS_PARAM, *_DISCOUNT_PARAMS_DECLARED), aliases=("NDCG",), trec_eval="ndcg",
                 trec_eval_cut="ndcg_cut", trec_eval_param="gains",
                 trec_eval_cuts=(5, 10, 15, 20, 30, 100, 200, 500, 1000), print_order=23, print_order_cut=26,
                 tie_averaging=True, gain=True),
     Declaration("DCG", "discounted cumulative gain (log2 discount)", _score_dcg, dcg,
-                params=(_GAIN_PARAM, _GAINS_PARAM), trec_eval="dcg", trec_eval_param="gains",
+                params=(_GAIN_PARAM, _GAINS_PARAM, *_DISCOUNT_PARAMS_DECLARED), trec_eval="dcg", trec_eval_param="gains",
                 print_order=21, tie_averaging=True, gain=True, bounds=(0.0, np.inf)),
     Declaration("binG", "trec_eval's binary G: mean over relevant documents of "
                 "1 / log2(2 + non-relevant above it)", _score_bin_g, params=(REL,),
