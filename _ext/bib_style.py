@@ -51,9 +51,22 @@ def label_of(entry) -> str:
 
 
 class AuthorYearLabels(BaseLabelStyle):
+    """Two works with one author-year form (two "Agarwal et al., 2019") get "2019a" and
+    "2019b", in the list's order, so that every label on the page is unique."""
+
     def format_labels(self, sorted_entries):
-        for entry in sorted_entries:
-            yield label_of(entry)
+        entries = list(sorted_entries)
+        labels = [label_of(e) for e in entries]
+        seen: dict = {}
+        for label in labels:
+            seen[label] = seen.get(label, 0) + 1
+        nth: dict = {}
+        for label in labels:
+            if seen[label] == 1:
+                yield label
+                continue
+            nth[label] = nth.get(label, 0) + 1
+            yield label + "abcdefghijklmnopqrstuvwxyz"[nth[label] - 1]
 
 
 class ByLabel(BaseSortingStyle):

@@ -1,7 +1,7 @@
 """Plots of an evaluation (Matplotlib, imported on first use): ``rankeval.plot.precision_recall``,
 ``rankeval.plot.differences`` and ``rankeval.plot.system_ranks``; each returns the Axes it
 drew on, with the numbers it drew in ``ax.rankeval_data``. See
-:mod:`rankeval.reporting.plots`."""
+``rankeval.reporting.plots``."""
 
 from rankeval.reporting.plots import (  # noqa: F401
     RECALL_LEVELS,

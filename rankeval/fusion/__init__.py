@@ -1,13 +1,13 @@
 """The fusion layer: several runs of the same queries combined into one (hybrid retrieval).
 
-:func:`~rankeval.fusion.fuse` reads each run as :func:`rankeval.evaluate` does, ranks it
+:func:`rankeval.fuse` reads each run as :func:`rankeval.evaluate` does, ranks it
 by :func:`rankeval.ranking.ranked_ids` (so a tie is broken as ``evaluate`` breaks it),
 optionally normalises each run's scores per query (:func:`~rankeval.fusion.normalize`),
 and combines them by one of the methods of the literature (CombSUM and its relatives,
 reciprocal rank fusion, Borda, rank-biased centroids, and PosFuse, ProbFuse and
 BayesFuse, which learn from judged training queries). Each method is also a function of
 its own (``rankeval.fusion.rrf``, ``combsum``, ``combmnz``, ...). The result is a run
-that :func:`rankeval.evaluate` takes as it is; :func:`~rankeval.fusion.tune_weights`
+that :func:`rankeval.evaluate` takes as it is; :func:`rankeval.fusion.tune_weights`
 picks the weights of a weighted fusion on training queries.
 """
 

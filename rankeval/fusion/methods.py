@@ -5,7 +5,7 @@ Each run is read once (:func:`rankeval.io.run_table`), ranked once by
 as :func:`rankeval.evaluate` ranks), and turned into a long frame ``run, query_id,
 doc_id, score, rank``; normalisation and fusion are pandas group operations on it.
 The formulas are those of ranx (Bassani 2022), whose definitions follow the papers
-cited in :func:`fuse`; ``tests/test_fusion.py`` checks every method and normalisation
+cited in :func:`rankeval.fuse`; ``tests/test_fusion.py`` checks every method and normalisation
 against ranx itself.
 """
 
@@ -234,7 +234,7 @@ def normalize(run, norm: str = "min-max") -> pd.DataFrame:
     run : str, os.PathLike, dict, pandas.DataFrame or pyarrow.Table
         A run in any form :func:`rankeval.evaluate` reads.
     norm : {"min-max", "min-max-inverted", "max", "sum", "zmuv", "rank"}, default="min-max"
-        How to normalise (``"borda"`` needs every run of a fusion: use :func:`fuse`).
+        How to normalise (``"borda"`` needs every run of a fusion: use :func:`rankeval.fuse`).
 
     Returns
     -------
@@ -290,14 +290,14 @@ def fuse(runs, method: str = "rrf", *, norm: str | None = None, weights=None, k=
         At least two runs, each in any form :func:`rankeval.evaluate` reads (TREC files,
         dicts, frames). A query missing from a run counts as an empty list in it.
     method : str, default="rrf"
-        One of :data:`FUSION_METHODS`. On scores: ``"sum"`` (CombSUM), ``"max"``,
+        One of ``rankeval.fusion.FUSION_METHODS``. On scores: ``"sum"`` (CombSUM), ``"max"``,
         ``"min"``, ``"med"``, ``"anz"`` (CombANZ), ``"mnz"`` (CombMNZ), ``"gmnz"``,
         ``"wsum"`` and ``"wmnz"`` (weighted). On ranks: ``"rrf"`` (reciprocal rank
         fusion), ``"isr"``, ``"log_isr"``, ``"bordafuse"``, ``"rbc"`` (rank-biased
         centroid).
     norm : str or None, default=None
         For a score method, how to normalise each run's scores per query first (one of
-        :data:`NORMALIZATIONS`; :func:`normalize` gives the formulas). ``None`` means
+        ``rankeval.fusion.NORMALIZATIONS``; :func:`rankeval.fusion.normalize` gives the formulas). ``None`` means
         ``"min-max"`` for a score method; a rank method takes no ``norm``.
     weights : sequence of float, optional
         One weight per run; read only by ``"wsum"`` and ``"wmnz"``, which need it.
@@ -312,7 +312,7 @@ def fuse(runs, method: str = "rrf", *, norm: str | None = None, weights=None, k=
     training : (qrels, list of runs), optional
         For the methods that learn (``"posfuse"``, ``"probfuse"``, ``"bayesfuse"``): judged
         training queries and the same systems' runs on them, in the same order as
-        ``runs``. A :class:`~rankeval.fusion.trained.TrainingQueriesWarning` says when a
+        ``runs``. A :class:`rankeval.fusion.TrainingQueriesWarning` says when a
         fused query is also a training query.
     n_segments : int, optional
         ProbFuse's number of segments per list; read only by ``"probfuse"``.

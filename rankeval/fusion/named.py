@@ -1,4 +1,4 @@
-"""One function per fusion method, each :func:`rankeval.fusion.fuse` with its method fixed:
+"""One function per fusion method, each :func:`rankeval.fuse` with its method fixed:
 ``rankeval.fusion.rrf(runs, k=60)``, ``combsum(runs, norm="min-max")``, ..."""
 
 from __future__ import annotations
@@ -24,11 +24,11 @@ def _named(public: str, method: str):
     extra = f" It reads {', '.join(f'``{r}``' for r in reads)}." if reads else ""
     norm = " and ``norm=``" if kind == "score" else ""
     fused.__doc__ = (
-        f"Fuse runs by ``{method}``: :func:`rankeval.fusion.fuse` with "
+        f"Fuse runs by ``{method}``: :func:`rankeval.fuse` with "
         f"``method={method!r}``.\n\n"
         f"Takes a list (or dict) of runs in any form :func:`rankeval.evaluate` reads, "
         f"``depth=``{norm}.{extra} Returns the fused run in the runs' form (see "
-        ":func:`~rankeval.fusion.fuse`, whose Notes give the formula).\n"
+        ":func:`rankeval.fuse`, whose Notes give the formula).\n"
     )
     return fused
 

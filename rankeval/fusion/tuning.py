@@ -18,7 +18,7 @@ from .trained import TrainingQueriesWarning
 
 @dataclass(frozen=True)
 class Tuning:
-    """What :func:`tune_weights` found.
+    """What :func:`rankeval.fusion.tune_weights` found.
 
     Attributes
     ----------
@@ -72,7 +72,7 @@ def tune_weights(qrels, runs, measure: str, *, train_queries, method: str = "wsu
         The grid's spacing: every weight vector on the simplex (non-negative, summing to
         1) whose weights are multiples of ``step``.
     norm : str, optional
-        The normalisation (as in :func:`rankeval.fusion.fuse`).
+        The normalisation (as in :func:`rankeval.fuse`).
     **settings
         Passed to :func:`rankeval.evaluate`.
 

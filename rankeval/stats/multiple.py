@@ -165,7 +165,7 @@ def wins_losses(systems, baseline: str, measure: str | None = None, *,
     Parameters
     ----------
     systems : dict of {str: DataFrame or Series}, or DataFrame
-        As for :func:`tukey_hsd`.
+        As for :func:`rankeval.tukey_hsd`.
     baseline : str
         The system the others are counted against.
     measure : str, optional
@@ -244,7 +244,7 @@ def across_runs(systems, measure: str | None = None, *, paired: bool = True) -> 
     ------
     ValueError
         Systems with different numbers of repetitions, fewer than two repetitions for the
-        tests, a repetition with a query missing (see :func:`tukey_hsd`).
+        tests, a repetition with a query missing (see :func:`rankeval.tukey_hsd`).
 
     Notes
     -----
