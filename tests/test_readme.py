@@ -13,6 +13,7 @@ import re
 import shutil
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -51,8 +52,10 @@ def test_the_python_blocks_run_in_order(toy, capsys):
     assert len(python) >= 3 and all(kind in ("python", "bash", "shell")
                                     for kind, _ in BLOCKS)
     namespace: dict = {"__name__": "__readme__"}
-    for code in python:
-        exec(compile(code, "README.md", "exec"), namespace)  # noqa: S102
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a reader copying the quick start sees no warning
+        for code in python:
+            exec(compile(code, "README.md", "exec"), namespace)  # noqa: S102
     out = capsys.readouterr().out
     assert "0.6666666666666666" in out  # precision_at_k([1, 0, 1, 0, 1], k=3)
     assert "**0.7893**<sup>a</sup>" in out  # dense beats bm25 on nDCG@10 in data/toy
