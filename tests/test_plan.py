@@ -262,3 +262,20 @@ def test_from_labels_makes_up_no_document_id(monkeypatch):
                                     ["q1", "q1", "q1", "q2", "q2"], ["nDCG@2", "P@2"],
                                     conventions="lightgbm")  # fmt: skip
     pd.testing.assert_frame_equal(got, want, check_names=False)
+
+
+def test_distributed_means_read_the_aggregation_from_the_plan():
+    # a column whose label is not a measure name: without the plan it is averaged, with the
+    # plan it is summed as its measure (NumRet) says
+    import pandas as pd
+
+    import rankeval
+    from rankeval.distributed.dask import means
+
+    plan = rankeval.plan(["NumRet", "GMAP"])
+    table = pd.DataFrame({"query_id": ["q1", "q2"], "NumRet": [3.0, 5.0], "GMAP": [0.5, 0.02]})
+    got = means(table, plan=plan)
+    assert got["NumRet"] == 8.0
+    assert got["GMAP"] == pytest.approx((0.5 * 0.02) ** 0.5)
+    with pytest.raises(ValueError, match="the plan has no column"):
+        means(table.rename(columns={"NumRet": "other"}), plan=plan)

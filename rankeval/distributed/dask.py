@@ -425,7 +425,7 @@ def _id_column(per_query) -> list:
     )
 
 
-def means(per_query):
+def means(per_query, plan=None):
     """Mean of every measure over queries (counts such as NumRet are summed), by
     :func:`rankeval.aggregate`'s rule: a NaN in a column makes its mean NaN.
 
@@ -433,6 +433,11 @@ def means(per_query):
     ----------
     per_query : dask.dataframe.DataFrame or pandas.DataFrame
         The result of :func:`evaluate`.
+    plan : rankeval.Plan, optional
+        The request the table was made with (:func:`rankeval.plan`): each column's
+        aggregation is then the plan's. Without it, each column's aggregation is its
+        measure's, read from the label that :func:`evaluate` wrote (a Dask or Spark frame
+        keeps no ``attrs``).
 
     Returns
     -------
@@ -446,8 +451,8 @@ def means(per_query):
         :func:`rankeval.evaluate` refuses): a mean of nothing, not a NaN.
     """
     frame = per_query.drop(columns=_id_column(per_query))
-    geometric = [label for label, kind in zip(frame.columns, kinds(frame.columns), strict=True)
-                 if kind == "gmean"]  # fmt: skip
+    geometric = [label for label, kind in zip(frame.columns, _kinds(frame.columns, plan),
+                                              strict=True) if kind == "gmean"]  # fmt: skip
     if geometric:  # trec_eval's geometric mean: aggregate's totals of the floored logs
         frame = frame.assign(**{
             label: np.log(frame[label].clip(lower=GM_FLOOR)) for label in geometric
@@ -461,3 +466,15 @@ def means(per_query):
     if len(counts) and not counts.any():
         raise no_rows("rankeval.dask.means")
     return from_totals(sums.astype("float64"), counts.astype("float64"))
+
+
+def _kinds(labels, plan) -> list:
+    """Each column's aggregation: the plan's when given, else read from its label."""
+    if plan is None:
+        return kinds(labels)
+    found = plan.aggregations
+    missing = [label for label in labels if label not in found]
+    if missing:
+        raise ValueError(f"the plan has no column {missing[0]!r}; its columns are "
+                         f"{list(found)}")
+    return [found[label] for label in labels]

@@ -174,7 +174,7 @@ def evaluate(qrels, run, measures, *, num_partitions=None, columns=None, convent
     return both.select(*ordered).mapInArrow(score, schema)
 
 
-def means(per_query):
+def means(per_query, plan=None):
     """Mean of every measure over queries (counts such as NumRet are summed), by
     :func:`rankeval.aggregate`'s rule: a NaN in a column makes its mean NaN.
 
@@ -182,6 +182,11 @@ def means(per_query):
     ----------
     per_query : pyspark.sql.DataFrame
         The result of :func:`evaluate`.
+    plan : rankeval.Plan, optional
+        The request the table was made with (:func:`rankeval.plan`): each column's
+        aggregation is then the plan's. Without it, each column's aggregation is its
+        measure's, read from the label that :func:`evaluate` wrote (a Dask or Spark frame
+        keeps no ``attrs``).
 
     Returns
     -------
@@ -201,7 +206,7 @@ def means(per_query):
     labels = [c for c in per_query.columns if c != ids]  # (columns= renames the query column)
     # aggregate's (sums, counts): Spark's sum keeps a NaN (NaN is a value, not a null)
     aggs = []
-    for label, kind in zip(labels, kinds(labels), strict=True):
+    for label, kind in zip(labels, _kinds(labels, plan), strict=True):
         column = F.col(f"`{label}`").cast("double")
         if kind == "gmean":  # trec_eval's geometric mean: totals of the floored logs
             column = F.log(F.greatest(column, F.lit(GM_FLOOR)))
@@ -212,3 +217,15 @@ def means(per_query):
     sums = pd.Series([float(row[label]) for label in labels], index=labels, dtype="float64")
     counts = pd.Series(float(row["__rows"]), index=labels, dtype="float64")
     return from_totals(sums, counts)
+
+
+def _kinds(labels, plan) -> list:
+    """Each column's aggregation: the plan's when given, else read from its label."""
+    if plan is None:
+        return kinds(labels)
+    found = plan.aggregations
+    missing = [label for label in labels if label not in found]
+    if missing:
+        raise ValueError(f"the plan has no column {missing[0]!r}; its columns are "
+                         f"{list(found)}")
+    return [found[label] for label in labels]
