@@ -45,7 +45,7 @@ DRAWS = re.compile(
     r"exponential|permuted|random)\("
 )
 SHOWS = re.compile(r"\bglue\(|\bprint\(")
-ROLES = ("exact", "se", "property", "sample", "fixed")
+ROLES = ("exact", "se", "z", "property", "sample", "fixed")
 CLAIM = re.compile(r"^\s*(<|>)\s*(\S+)\s*$")
 Z = 3.0  # standard errors
 
@@ -95,6 +95,8 @@ def names_in(entry: dict) -> list[str]:
         names += [item["value"], item["exact"], item["se"]]
     for item in entry.get("se", []):
         names += [item["value"], item["se"]]
+    for item in entry.get("z", []):
+        names.append(item["value"])
     for role in ("property", "sample", "fixed"):
         names += entry.get(role, [])
     return names
@@ -120,7 +122,14 @@ def check_exact(item: dict, glue: dict[str, object]) -> str | None:
 
 
 def check_claim(item: dict, glue: dict[str, object]) -> str | None:
-    """None, or why the claim ``value <op> bound`` does not hold at Z standard errors."""
+    """None, or why the claim ``value <op> bound`` does not hold at Z standard errors.
+
+    Without a claim the number is only printed with its standard error (the prose
+    says how uncertain it is and claims no side of any bound).
+    """
+    if "claim" not in item:
+        se = float(glue[item["se"]])
+        return None if se > 0 else f"{item['se']} = {se}: a standard error must be positive"
     match = CLAIM.match(item["claim"])
     if match is None:
         return f"claim {item['claim']!r} is not '< bound' or '> bound'"
@@ -138,6 +147,21 @@ def check_claim(item: dict, glue: dict[str, object]) -> str | None:
     return None
 
 
+def check_distance(item: dict, glue: dict[str, object]) -> str | None:
+    """None, or why a distance in standard errors is on the wrong side of Z.
+
+    ``claim: "< 3"`` says two numbers agree (within 3 standard errors), ``"> 3"`` that
+    they differ; the bound must be Z.
+    """
+    match = CLAIM.match(item["claim"])
+    if match is None or float(match.group(2)) != Z:
+        return f"claim {item['claim']!r} of {item['value']} is not '< {Z:g}' or '> {Z:g}'"
+    value = abs(float(glue[item["value"]]))
+    if (value < Z) != (match.group(1) == "<"):
+        return f"{item['value']} = {value:.3g} standard errors, claimed {item['claim']}"
+    return None
+
+
 def problems(name: str, nb: dict, entries: list[dict]) -> tuple[list[str], list[str]]:
     """(errors, undeclared cell ids) of one notebook against its registry entries."""
     errors = []
@@ -147,6 +171,9 @@ def problems(name: str, nb: dict, entries: list[dict]) -> tuple[list[str], list[
     declared = {}
     for entry in entries:
         cid = entry.get("cell")
+        if not isinstance(cid, str):
+            errors.append(f"{name}: cell id {cid!r} must be a string (quote it in YAML)")
+            cid = str(cid)
         if cid in declared:
             errors.append(f"{name}: cell {cid} declared twice")
         declared[cid] = entry
@@ -174,6 +201,10 @@ def problems(name: str, nb: dict, entries: list[dict]) -> tuple[list[str], list[
                 errors.append(f"{name}: cell {cid}: {why}")
         for item in entry.get("se", []):
             why = check_claim(item, glue)
+            if why:
+                errors.append(f"{name}: cell {cid}: {why}")
+        for item in entry.get("z", []):
+            why = check_distance(item, glue)
             if why:
                 errors.append(f"{name}: cell {cid}: {why}")
         for prop in entry.get("property", []):
@@ -262,6 +293,13 @@ def test_a_claim_within_three_standard_errors_fails():
     assert "not 3" in problems("fake", unsure, [entry])[0][0]
 
 
+def test_a_distance_on_the_wrong_side_fails():
+    entry = {"cell": "c1", "why": "w", "z": [{"value": "z", "claim": "> 3"}]}
+    assert problems("fake", fake_notebook(SIM, {"z": 5.9}), [entry]) == ([], [])
+    errors, _ = problems("fake", fake_notebook(SIM, {"z": 2.1}), [entry])
+    assert errors == ["fake: cell c1: z = 2.1 standard errors, claimed > 3"]
+
+
 def test_a_false_property_fails():
     entry = {"cell": "c1", "why": "w", "property": ["x"]}
     errors, _ = problems("fake", fake_notebook(SIM, {"x": False}), [entry])
@@ -316,7 +354,7 @@ def err_exact(grades, max_grade=3, p=1.0) -> float:
 ORACLES = {
     ("02_precision_recall.ipynb", "ch02_flat_share_exact"): ch02_flat_share,
     ("03_hit.ipynb", "ch03_ex2_exact"): ch03_ex2_hit3,
-    ("09_err.ipynb", "ch09_err"): lambda: err_exact([3, 2, 3, 0, 1, 2]),
+    ("09_err.ipynb", "ch09_err"): lambda: err_exact([3, 2, 3, 1, 0]),
     ("09_err.ipynb", "ch09_ex3_formula"): lambda: err_exact([0, 0, 1, 3, 0], p=0.8),
 }
 
