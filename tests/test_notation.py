@@ -160,8 +160,9 @@ def defined_greek() -> dict[str, list[str]]:
         bare = re.sub(r"\\(?:mathrm|text|operatorname)\s*\{[^}]*\}(_\\?[A-Za-z]+)?", "", bare)
         for seg in MATH.finditer(bare):
             for symbol in symbols_in(seg.group(1) or seg.group(2)):
-                if symbol.startswith("\\") and cell not in rows[symbol]:
-                    rows[symbol].append(cell)
+                row = line[:60]
+                if symbol.startswith("\\") and row not in rows[symbol]:
+                    rows[symbol].append(row)
     return rows
 
 
