@@ -351,9 +351,20 @@ def err_exact(grades, max_grade=3, p=1.0) -> float:
     return value
 
 
+def ch07_first_hit(part: str) -> float:
+    """The generator of ch07: first relevant item at g ~ Geometric(1/4) in a list of
+    100, none for a tenth of the queries. gap: E[RR - RR@10]; cut: P(10 < g <= 100)."""
+    terms = [(g, Fraction(9, 10) * Fraction(1, 4) * Fraction(3, 4) ** (g - 1)) for g in range(11, 101)]
+    if part == "gap":
+        return float(sum(p / g for g, p in terms))
+    return float(sum(p for _, p in terms))
+
+
 ORACLES = {
     ("02_precision_recall.ipynb", "ch02_flat_share_exact"): ch02_flat_share,
     ("03_hit.ipynb", "ch03_ex2_exact"): ch03_ex2_hit3,
+    ("07_reciprocal_rank.ipynb", "ch07_mrr_gap10"): lambda: ch07_first_hit("gap"),
+    ("07_reciprocal_rank.ipynb", "ch07_cut_share"): lambda: ch07_first_hit("cut"),
     ("09_err.ipynb", "ch09_err"): lambda: err_exact([3, 2, 3, 1, 0]),
     ("09_err.ipynb", "ch09_ex3_formula"): lambda: err_exact([0, 0, 1, 3, 0], p=0.8),
 }
