@@ -51,6 +51,8 @@ KNOWN_CONFLICTS = {
     r"\beta": "probabilistic interleaving's exponent (ch22) and system skill (ch25)",
     r"\delta": "Spearman's rank difference delta_i (ch12) and Krippendorff's distance (ch25)",
     r"\mathcal{T}": "a tied group (ch15) and the training users (ch24)",
+    r"\omega": "geometric parameter (ch03), power (ch22), placement weight omega_tj (ch23)",
+    r"\xi": "a noise term (ch16, ch17, ch25) and the logger's share of random lists (ch23)",
 }
 
 
@@ -150,13 +152,15 @@ def test_every_symbol_of_a_chapter_is_on_the_notation_page(path):
 def defined_greek() -> dict[str, list[str]]:
     r"""{Greek or calligraphic symbol: page rows defining it}: the symbols of a row's
     first cell outside parentheses and outside roman words (``\mathrm{gain}_\kappa``
-    uses kappa, it does not define it)."""
+    uses kappa, it does not define it), nor decorated (an estimate or a mean)."""
     rows = defaultdict(list)
     for line in page_text().splitlines():
         if not line.startswith("| $"):
             continue
         cell = line.split(" | ")[0].lstrip("| ")
         bare = re.sub(r"\([^()]*\)", "", cell)
+        # an estimate or a mean of a symbol (hat, bar, tilde) keeps its meaning
+        bare = re.sub(r"\\(?:hat|bar|tilde)\s*\{?\\?[A-Za-z]+\}?", "", bare)
         bare = re.sub(r"\\(?:mathrm|text|operatorname)\s*\{[^}]*\}(_\\?[A-Za-z]+)?", "", bare)
         for seg in MATH.finditer(bare):
             for symbol in symbols_in(seg.group(1) or seg.group(2)):
