@@ -4,6 +4,8 @@ Rules, each able to fail:
 
 - every Greek letter (``\\alpha`` ... ``\\Omega``, ``\\varepsilon``) and every
   calligraphic letter (``\\mathcal{X}``) in a chapter's math is on reference/notation.md;
+- every symbol (Latin letters too) of a labelled display equation, ``$$ ... $$ (label)``,
+  is on the page;
 - every symbol a chapter defines in words, "where $X$ is/are/denotes ..." with X a single
   symbol (a letter or a Greek macro, with an optional index), is on the page;
 - no symbol has two rows on the page (one meaning per symbol), except the conflicts
@@ -35,6 +37,7 @@ GREEK = re.compile(r"\\(" + "|".join(GREEK_NAMES) + r")(?![A-Za-z])")
 CALLIGRAPHIC = re.compile(r"\\mathcal\s*\{?\s*([A-Za-z])")
 MATH = re.compile(r"\$\$(.+?)\$\$|\$([^$\n]+?)\$", re.S)
 FENCE = re.compile(r"```.*?```", re.S)
+LABELLED = re.compile(r"\$\$(.+?)\$\$\s*\([\w-]+\)", re.S)
 # "where $X$ is ...": X one symbol, a letter or a Greek macro, with an optional index
 DEFINED = re.compile(
     r"\bwhere\s+\$\s*(\\[A-Za-z]+|[A-Za-z])\s*(?:[_^](?:\{[^$}]*\}|[A-Za-z0-9]))*\s*\$"
@@ -76,6 +79,8 @@ def used_symbols(segments: list[str], prose: str) -> set[str]:
         found |= {"\\" + g for g in GREEK.findall(seg)}
         found |= {"\\mathcal{" + c + "}" for c in CALLIGRAPHIC.findall(seg)}
     found |= {"\\" + s[1:] if s.startswith("\\") else s for s in DEFINED.findall(prose)}
+    for equation in LABELLED.finditer(prose):
+        found |= {sym.split("_")[0] for sym in symbols_in(equation.group(1))}
     return found
 
 
@@ -196,6 +201,11 @@ def test_an_unlisted_greek_letter_is_found():
 def test_a_symbol_defined_in_words_is_found():
     prose = r"the score is $a_v g + \zeta$, where $\zeta$ is a noise and $Y_{q}$ are"
     assert used_symbols([], prose + " where $Y_{q}$ are labels") >= {r"\zeta", "Y"}
+
+
+def test_the_letters_of_a_labelled_equation_are_found():
+    prose = "text $$\nQ = \\mathrm{ERR}_k + b_q\n$$ (x-label) more"
+    assert used_symbols([], prose) >= {"Q", "b"}
 
 
 def test_words_in_roman_type_are_not_symbols():
