@@ -18,9 +18,13 @@ over ``--processes`` processes):
    measures)`` with its default budget (``max_memory="512MB"``: streamed) and with
    ``max_memory=None`` (read at once), grouped and shuffled; the ratios to pytrec_eval
    (targets: at most 0.25x its time, 0.5x its peak memory).
-2. **Dicts** (``{query: {doc: value}}`` already in memory, parsed before the clock), at
-   10,000 x 100 and 7,000 x 1,000: the first call and the best of 3 further calls of
-   each tool in one process (target: at most 1.0x pytrec_eval's time).
+2. **Dicts** (``{query: {doc: value}}`` parsed before the clock by a plain parser, so
+   that nothing is imported yet), at 10,000 x 100, 7,000 x 1,000 and 200,000 x 10, each
+   query's documents in score order (``grouped``) and in random order (``shuffled``):
+   the first call with the tool's import (``import rankeval`` and every import the call
+   makes, pandas and pyarrow included; ``import pytrec_eval``, which loads NumPy), its
+   CPU time, and the best of ``--warm`` further calls; each tool in ``--processes``
+   fresh processes taken in turn, medians (target: at most 1.0x pytrec_eval's time).
 3. **Scale**: 70,000 x 1,000 (about 2.5 GB) grouped and shuffled, with the default
    budget (target: peak under 1.5 GB), and the time per million lines next to the
    7,000 x 1,000 runs' (cost should grow linearly).
@@ -196,22 +200,6 @@ if mode == "pytrec_eval":
     out["time"] = time.perf_counter() - t0
     n = len(result)
     out["means"] = {m: sum(r[m] for r in result.values()) / n for m in names}
-elif mode in ("dicts-rankeval", "dicts-pytrec_eval"):
-    qrels = parse_dicts(Path(args["qrels"]), "qrels")
-    run = parse_dicts(Path(args["run"]), "run")
-    if mode == "dicts-rankeval":
-        import rankeval
-        call = lambda: rankeval.evaluate(qrels, run, args["measures"])
-    else:
-        import pytrec_eval
-        names = set(args["pytrec"])
-        call = lambda: pytrec_eval.RelevanceEvaluator(qrels, names).evaluate(run)
-    out["before_mb"] = peak()
-    t = time.perf_counter(); call(); out["time"] = time.perf_counter() - t
-    warm = []
-    for _ in range(3):
-        t = time.perf_counter(); call(); warm.append(time.perf_counter() - t)
-    out["warm"] = min(warm)
 elif mode == "update":
     import numpy as np
     import pyarrow as pa
@@ -248,11 +236,63 @@ print(json.dumps(out))
 """
 
 
+CHILD_DICTS = r"""
+import json, sys, time
+args = json.loads(sys.argv[1])
+
+
+def parse(path, kind):  # a plain parser: nothing imported before the clock
+    out = {}
+    with open(path) as f:
+        for line in f:
+            fields = line.split()
+            if kind == "qrels":
+                out.setdefault(fields[0], {})[fields[2]] = int(fields[3])
+            else:
+                out.setdefault(fields[0], {})[fields[2]] = float(fields[4])
+    return out
+
+
+def peak():
+    with open("/proc/self/status") as status:
+        return next(int(x.split()[1]) / 1024 for x in status if x.startswith("VmHWM:"))
+
+
+qrels, run = parse(args["qrels"], "qrels"), parse(args["run"], "run")
+out = {"before_mb": peak()}
+c, t = time.process_time(), time.perf_counter()
+if args["tool"] == "rankeval":
+    import rankeval
+    evaluate = rankeval.evaluate  # imports rankeval.evaluation and pyarrow (pyarrow
+    # loads pandas later, on its first conversion of Python objects: inside the call)
+    call = lambda: evaluate(qrels, run, args["measures"])
+else:
+    import pytrec_eval
+    names = set(args["pytrec"])
+    call = lambda: pytrec_eval.RelevanceEvaluator(qrels, names).evaluate(run)
+out["import"] = time.perf_counter() - t
+call()
+out["time"], out["cpu"] = time.perf_counter() - t, time.process_time() - c
+warm = []
+for _ in range(args["warm"]):
+    t = time.perf_counter(); call(); warm.append(time.perf_counter() - t)
+out["warm"] = min(warm) if warm else float("nan")
+out["peak_mb"] = peak()
+print(json.dumps(out))
+"""
+PYCACHE = os.path.join(tempfile.gettempdir(), "rankeval-bench-pycache")
+
+
 def child(**args) -> dict:
-    env = dict(os.environ, PYTHONPATH=str(REPO))
+    env = dict(os.environ, PYTHONPATH=str(args.pop("repo", None) or REPO))
     env.pop("ARROW_DEFAULT_MEMORY_POOL", None)
+    # compiled modules cached, as an installed package's are (with PYTHONDONTWRITEBYTECODE
+    # every process would compile rankeval's sources again: about 0.1 s of a first call)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = PYCACHE
     args = dict(args, benchmarks=str(Path(__file__).resolve().parent))
-    done = subprocess.run([sys.executable, "-c", CHILD, json.dumps(args)], capture_output=True,
+    code = CHILD_DICTS if args["mode"] == "dicts" else CHILD
+    done = subprocess.run([sys.executable, "-c", code, json.dumps(args)], capture_output=True,
                           text=True, env=env, timeout=7200)
     if done.returncode != 0:
         raise SystemExit(f"{args['mode']} failed:\n{done.stderr[-3000:]}")
@@ -313,6 +353,63 @@ def files_section(paths, lines, depth, processes, tmp, records, report, check):
     return frames["grouped", "default"]
 
 
+def dicts_section(args, directory, records, report):
+    """Table 2: from dicts, each tool in ``--processes`` fresh processes, taken in turn
+    (so that a load on the machine falls on both); the first call counts the tool's
+    import (``import rankeval`` and every import of the first call, pandas and pyarrow
+    included; ``import pytrec_eval``, NumPy included)."""
+    rows = []
+    for spec in args.dict_sizes:
+        q, d = (int(x) for x in spec.split("x"))
+        paths = generate(directory, q, d)
+        for layout in args.dict_layouts:
+            common = dict(mode="dicts", qrels=str(paths["qrels"]), run=str(paths[layout]),
+                          measures=list(MEASURES), pytrec=list(MEASURES.values()),
+                          warm=args.warm)
+            tools = {"rankeval": REPO, "pytrec_eval": REPO}
+            if args.baseline:
+                tools["baseline"] = args.baseline
+            for tool, repo in tools.items():  # compiles each copy's modules once
+                if tool != "pytrec_eval":
+                    child(tool="rankeval", repo=repo, **dict(common, warm=0))
+            got = {tool: [] for tool in tools}
+            for _ in range(args.processes):
+                for tool, repo in tools.items():
+                    got[tool].append(child(tool=tool.replace("baseline", "rankeval"),
+                                           repo=repo, **common))
+            med = {tool: {key: statistics.median(r[key] for r in runs)
+                          for key in ("time", "cpu", "import", "warm")}
+                   for tool, runs in got.items()}
+            ours, theirs = med["rankeval"], med["pytrec_eval"]
+            size = f"{q:,} x {d:,} {layout}"
+            for label, key in (("first call + import", "time"),
+                               ("  of which import statements", "import"),
+                               ("first call + import, CPU", "cpu"),
+                               ("best warm call", "warm")):
+                rows.append((size, label, f"{ours[key]:.2f}", f"{theirs[key]:.2f}",
+                             f"{ours[key] / theirs[key]:.2f}")
+                            + ((f"{med['baseline'][key] / theirs[key]:.2f}",) if args.baseline
+                               else ()))
+            peak = {tool: max(r["peak_mb"] for r in runs) for tool, runs in got.items()}
+            rows.append((size, "peak MB", f"{peak['rankeval']:.0f}",
+                         f"{peak['pytrec_eval']:.0f}",
+                         f"{peak['rankeval'] / peak['pytrec_eval']:.2f}")
+                        + ((f"{peak['baseline'] / peak['pytrec_eval']:.2f}",) if args.baseline
+                           else ()))
+            for tool, runs in got.items():
+                if tool == "baseline":
+                    continue
+                r = dict(med[tool], peak_mb=peak[tool], times=[x["time"] for x in runs])
+                records.append(_record(tool, q * d, r, mode=f"dicts-{layout}", depth=d))
+            print(f"dicts {size}: rankeval {ours['time']:.2f} s, pytrec_eval "
+                  f"{theirs['time']:.2f} s (first call + import)", flush=True)
+    table(f"2. From dicts (parsed before the clock; {args.processes} fresh processes per "
+          "tool, taken in turn; medians; grouped: each query's documents in score order, "
+          "shuffled: in random order)",
+          ["size", "call", "rankeval s", "pytrec_eval s", "ratio"]
+          + (["baseline ratio"] if args.baseline else []), rows, report)
+
+
 def _record(tool, lines, r, mode="files", depth=1000) -> dict:
     """One measurement as ``plot_runs.py`` reads it (``bench_runs.py``'s fields); the tool
     is named for this script, so that its points are their own line on the chart."""
@@ -328,7 +425,13 @@ def main(argv=None) -> int:  # noqa: C901 - one linear report
     p.add_argument("--depth", type=int, default=1000)
     p.add_argument("--large-queries", type=int, default=70000,
                    help="queries of the large run (0: skip it)")
-    p.add_argument("--dict-sizes", nargs="*", default=["10000x100", "7000x1000"])
+    p.add_argument("--dict-sizes", nargs="*", default=["10000x100", "7000x1000", "200000x10"])
+    p.add_argument("--dict-layouts", nargs="+", default=["grouped", "shuffled"],
+                   choices=["grouped", "shuffled"], help="dicts: documents in score order "
+                   "(grouped) or in random order (shuffled)")
+    p.add_argument("--warm", type=int, default=3, help="dicts: further calls, the best kept")
+    p.add_argument("--baseline", help="dicts: the root of another copy of rankeval (an "
+                   "earlier commit, say) measured in turn with the two tools")
     p.add_argument("--processes", type=int, default=3, help="fresh processes per measurement")
     p.add_argument("--batches", type=int, default=10_000)
     p.add_argument("--batch-rows", type=int, default=1000)
@@ -376,26 +479,8 @@ def main(argv=None) -> int:  # noqa: C901 - one linear report
                       out=os.path.join(tmp, "x.pkl"))
             per_m[args.queries, layout] = (r, lines, size)
 
-        dict_rows = []
-        for spec in args.dict_sizes if "dicts" in args.parts else ():
-            q, d = (int(x) for x in spec.split("x"))
-            paths = generate(directory, q, d)
-            common = dict(qrels=str(paths["qrels"]), run=str(paths["grouped"]),
-                          measures=list(MEASURES), pytrec=list(MEASURES.values()))
-            ours = child(mode="dicts-rankeval", **common)
-            theirs = child(mode="dicts-pytrec_eval", **common)
-            for label, key in (("first call", "time"), ("best warm call", "warm")):
-                dict_rows.append((f"{q:,} x {d:,}", label, f"{ours[key]:.2f}",
-                                  f"{theirs[key]:.2f}", f"{ours[key] / theirs[key]:.2f}"))
-            dict_rows.append((f"{q:,} x {d:,}", "peak MB (dicts alone)",
-                              f"{ours['peak_mb']:.0f} ({ours['before_mb']:.0f})",
-                              f"{theirs['peak_mb']:.0f} ({theirs['before_mb']:.0f})",
-                              f"{ours['peak_mb'] / theirs['peak_mb']:.2f}"))
-            records.append(_record("rankeval", q * d, ours, mode="dicts", depth=d))
-            records.append(_record("pytrec_eval", q * d, theirs, mode="dicts", depth=d))
-        if dict_rows:
-            table("2. From dicts (in memory before the clock): one process per tool",
-                  ["size", "call", "rankeval s", "pytrec_eval s", "ratio"], dict_rows, report)
+        if "dicts" in args.parts:
+            dicts_section(args, directory, records, report)
 
         if args.large_queries and "scale" in args.parts:
             t = time.perf_counter()

@@ -210,8 +210,7 @@ def run_form(source, columns=None) -> str:
             or hasattr(source, "read"):
         return "scores"
     if isinstance(source, Mapping):
-        values = source.values()
-        lists = len(source) > 0 and not any(isinstance(v, Mapping) for v in values)
+        lists = len(source) > 0 and not any(map(_is_mapping_type, _types(source)))
         return "positions" if lists else "scores"
     if isinstance(source, (pa.Table, pa.RecordBatch)):
         names = source.schema.names
@@ -222,6 +221,17 @@ def run_form(source, columns=None) -> str:
     mapped = dict(columns or {})
     has = {c: mapped.get(c, c) in names for c in ("score", "rank")}
     return "positions" if has["rank"] and not has["score"] else "scores"
+
+
+def _types(source: Mapping) -> set:
+    """The distinct types of a mapping's values (one C pass; a type test per query
+    in Python costs about as much as converting a query's documents)."""
+    return set(map(type, source.values()))
+
+
+def _is_mapping_type(t: type) -> bool:
+    """Whether instances of ``t`` are mappings (``isinstance(v, Mapping)``)."""
+    return t is dict or issubclass(t, Mapping)
 
 
 def looks_swapped(qrels, run):
@@ -247,7 +257,7 @@ def looks_swapped(qrels, run):
 
     def dicts(source):
         return isinstance(source, Mapping) and len(source) > 0 and all(
-            isinstance(v, Mapping) for v in source.values())
+            map(_is_mapping_type, _types(source)))
 
     if not (dicts(qrels) and dicts(run)):
         return None
