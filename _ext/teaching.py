@@ -138,11 +138,18 @@ def write_answers(data: dict) -> None:
 
 
 def answer_digests() -> dict:
-    """chapters/answers.json with every digest recomputed from the stored solutions."""
+    """chapters/answers.json with every digest recomputed from the stored solutions.
+
+    Each part keeps its name, decimals, optional ``tolerance`` (a simulated answer
+    accepts its uncertainty) and ``source``; its
+    ``digests`` are those of the bins the interval [value - tolerance, value +
+    tolerance] touches (bookstyle.bins_within), sorted, so their order says nothing.
+    """
     sys.path.insert(0, str(CHAPTERS))
     import bookstyle
 
     data = json.loads(ANSWERS.read_text(encoding="utf-8"))
+    data["about"] = ABOUT
     notebooks = {}
     for exercise, entry in data["exercises"].items():
         chapter = int(exercise.split(".")[0])
@@ -150,8 +157,33 @@ def answer_digests() -> dict:
             notebooks[chapter] = read_notebook(chapter_notebook(chapter))
         for index, part in enumerate(entry["parts"]):
             value = book_value(notebooks[chapter], part)
-            rounded = round(value * 10 ** part["decimals"])
-            part["digest"] = bookstyle.answer_digest(exercise, index, rounded)
+            tol = bookstyle.tolerance(part)
+            digests = sorted({bookstyle.answer_digest(exercise, index, b)
+                              for b in bookstyle.bins_within(value, tol)})
+            part.pop("digest", None)
+            part["digests"] = digests
+    return data
+
+
+ABOUT = ("Self-checks of the exercises (bookstyle.check). Each part stores its tolerance "
+         "(`tolerance`, else one step of `decimals`) and slow salted digests of the "
+         "tolerance-wide bins around the book's own value, never the value; `source` says "
+         "where the book's solution glues or prints it and is left out of every copy "
+         "handed out (tools/editions.py). Regenerate with `python3 _ext/teaching.py answers`.")
+
+
+def shipped_answers(data: dict | None = None) -> dict:
+    """answers.json as handed out: without the ``source`` of any part (which named the
+    cell that holds the answer)."""
+    import copy
+
+    data = copy.deepcopy(data if data is not None else
+                         json.loads(ANSWERS.read_text(encoding="utf-8")))
+    data["about"] = ("Self-checks of the exercises (bookstyle.check): slow salted digests "
+                     "of the bins around each answer, never the answer.")
+    for entry in data["exercises"].values():
+        for part in entry["parts"]:
+            part.pop("source", None)
     return data
 
 
