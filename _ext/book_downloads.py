@@ -47,7 +47,11 @@ ZIP_NAME = "ranking-evaluation-notebooks.zip"
 PDF_NAME = "ranking-evaluation.pdf"
 
 README = """\
-Ranking Evaluation, executable: the notebooks
+Ranking Evaluation, executable: the notebooks (student edition)
+
+The chapters here hold their exercises without the solutions; each exercise's
+self-check cell tells you whether a number is right. The solutions are on the website,
+folded under each exercise.
 
 Run them locally (Python 3.11 or newer), in this folder:
 
@@ -91,7 +95,11 @@ def build_wheel(root: Path, target: Path) -> Path:
 
 
 def build_zip(root: Path, target: Path, notebooks: list[str], wheel: Path) -> Path:
-    """chapters/ (notebooks and bookstyle.py), guide/, data/, requirements.txt, the wheel, a README."""
+    """chapters/ (the student notebooks and bookstyle.py), guide/, data/, requirements.txt,
+    the wheel, a README."""
+    sys.path.insert(0, str(root))
+    from tools import editions
+
     path = target / ZIP_NAME
     top = "ranking-evaluation"
     files = [root / f"{docname}.ipynb" for docname in notebooks]
@@ -104,8 +112,13 @@ def build_zip(root: Path, target: Path, notebooks: list[str], wheel: Path) -> Pa
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as zf:
         for source in files:
             name = f"{top}/{source.relative_to(root).as_posix()}"
-            if source.suffix == ".ipynb":  # numbers instead of glue roles, no MyST fences
+            if source.suffix == ".ipynb" and source.parent.name == "chapters":
+                # the student notebooks: exercises without solutions (tools/editions.py)
+                zf.writestr(name, editions.student_text(source))
+            elif source.suffix == ".ipynb":  # numbers instead of glue roles, no MyST fences
                 zf.writestr(name, exported_text(source))
+            elif source.name == "answers.json":  # without the cells that hold the answers
+                zf.writestr(name, editions.shipped_answers_text())
             else:
                 zf.write(source, name)
         zf.write(wheel, f"{top}/{wheel.name}")

@@ -305,9 +305,10 @@ def test_exported_chapters_have_no_glue_role_and_no_colon_fence(path):
 
 
 @pytest.mark.parametrize("teacher", [False, True])
-def test_the_teachers_edition_leaves_every_solution_out(tmp_path, teacher):
+def test_the_student_edition_leaves_every_solution_out(tmp_path, teacher):
     """A small book with a plain and a gated solution (the gated one holding a code block,
-    as a check cell is held), built with and without ``book_teacher_edition``."""
+    as a check cell is held), built with and without ``book_student_edition`` (called the
+    teacher's edition before issue 50)."""
     pytest.importorskip("sphinx.cmd.build")
     pytest.importorskip("sphinx_exercise")
     pytest.importorskip("myst_parser")
@@ -316,7 +317,7 @@ def test_the_teachers_edition_leaves_every_solution_out(tmp_path, teacher):
         f"sys.path.insert(0, {str(ROOT / '_ext')!r})\n"
         "extensions = ['myst_parser', 'sphinx_exercise', 'teaching']\n"
         "myst_enable_extensions = ['colon_fence']\n"
-        f"book_teacher_edition = {teacher}\n", encoding="utf-8")
+        f"book_student_edition = {teacher}\n", encoding="utf-8")
     (tmp_path / "index.md").write_text("\n".join([
         "# Book", "", ":::{exercise}", ":label: ch01-ex-1", "Compute ONE.", ":::", "",
         ":::{solution} ch01-ex-1", ":class: dropdown", "PLAINSOLUTION", ":::", "",

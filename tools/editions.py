@@ -297,8 +297,8 @@ def build(out: Path, html: bool = False, chapters: list[int] | None = None) -> d
 
 def teacher_html(notebooks: list[Path], out: Path) -> list[Path]:
     """The teacher's notebooks as HTML pages (nbconvert's lab template, stored outputs)."""
-    from nbconvert import HTMLExporter
     import nbformat
+    from nbconvert import HTMLExporter
 
     out.mkdir(parents=True, exist_ok=True)
     exporter = HTMLExporter(template_name="lab")
