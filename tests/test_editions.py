@@ -230,3 +230,12 @@ def test_the_site_zip_holds_the_student_notebooks(tmp_path):
     assert notebook["metadata"]["rankeval_book"] == {"edition": "student"}
     assert "student edition" in readme
     assert all("source" not in p for e in answers["exercises"].values() for p in e["parts"])
+
+
+def test_the_teachers_edition_is_also_html(tmp_path):
+    pytest.importorskip("nbconvert")
+    written = editions.build(tmp_path, html=True, chapters=[3])
+    [page] = written["teacher-html"]
+    html = page.read_text(encoding="utf-8")
+    assert "Marking guide, Exercise 3.1" in html and "Solution to Exercise 3.1" in html
+    assert "Marking notes, Exercise 3.2" in html

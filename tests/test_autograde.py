@@ -1,0 +1,131 @@
+"""Autograded assignments (issue 50, item 2): tools/autograde.py with Otter-Grader.
+
+* The master notebook of every chapter turns each self-checked exercise into an Otter
+  question, one point per number, with one hidden test per number; the student side of
+  it (outside solution and test blocks) holds no test and no answer.
+* For one fast chapter (11) ``otter assign`` writes the student notebook and the
+  autograder; ``otter run`` gives the teacher's solution full marks, a wrong number one
+  point less, and the notebook as handed out (answers still ``...``) nothing.
+  ``python3 tasks.py assignments`` does the same for every chapter.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from tools import autograde  # noqa: E402
+
+teaching = autograde.teaching
+ANSWERS = json.loads(teaching.ANSWERS.read_text(encoding="utf-8"))["exercises"]
+CHECKED = sorted({int(k.split(".")[0]) for k in ANSWERS})
+CHAPTER = 11  # a fast chapter (about 2 s) with two self-checked exercises
+
+
+def student_side(master: dict) -> str:
+    """The master's cells that reach the student: outside the test blocks, and with the
+    solution blocks' marked lines left out (as otter assign leaves them out)."""
+    out, in_tests = [], False
+    for cell in master["cells"]:
+        text = teaching.source(cell)
+        if cell["cell_type"] == "raw":
+            in_tests = {"# BEGIN TESTS": True, "# END TESTS": False}.get(text.strip(), in_tests)
+            continue
+        if in_tests:
+            continue
+        text = re.sub(r"# BEGIN SOLUTION\n.*?# END SOLUTION\n", "", text, flags=re.S)
+        out += [line for line in text.splitlines() if not line.endswith("# SOLUTION")]
+    return "\n".join(out)
+
+
+@pytest.mark.parametrize("number", CHECKED)
+def test_every_self_checked_exercise_is_a_question_with_hidden_tests(number):
+    master = autograde.master_notebook(number)
+    raws = [teaching.source(c) for c in master["cells"] if c["cell_type"] == "raw"]
+    assert raws[0].startswith("# ASSIGNMENT CONFIG")
+    exercises = [k for k in ANSWERS if int(k.split(".")[0]) == number]
+    questions = [r for r in raws if r.startswith("# BEGIN QUESTION")]
+    assert len(questions) == len(exercises)
+    for exercise in exercises:
+        n = len(ANSWERS[exercise]["parts"])
+        assert (f"# BEGIN QUESTION\nname: {autograde.question_name(exercise)}\npoints: {n}"
+                in questions[exercises.index(exercise)])
+    tests = [teaching.source(c) for c in master["cells"]
+             if c["cell_type"] == "code" and "BEGIN TEST CONFIG" in teaching.source(c)]
+    assert len(tests) == sum(len(ANSWERS[e]["parts"]) for e in exercises)
+    assert all("hidden: true" in t and "points: 1" in t for t in tests)
+    # what the student sees: the answer variables to fill in, no test, no check call
+    seen = student_side(master)
+    for exercise in exercises:
+        assert f"{autograde.variable(exercise)} = " not in seen  # set only by the student
+        assert f"set {autograde.variable(exercise)} to" in seen
+    assert "assert math.isfinite(given)" not in seen and "TEST CONFIG" not in seen
+    assert "GLUED" not in seen and "check(" not in seen
+
+
+def test_the_hidden_test_accepts_the_tolerance_and_no_more():
+    cell = autograde.test_cell("9.9", 1, 2, 0.5, 0.01)
+    code = teaching.source(cell).split('""" # END TEST CONFIG\n', 1)[1]
+    for given, ok in [(0.5, True), (0.509, True), (0.491, True), (0.5101, False),
+                      (float("nan"), False)]:
+        scope = {"answer_9_9": (0.0, given)}
+        try:
+            exec(code, scope)
+            passed = True
+        except AssertionError:
+            passed = False
+        assert passed is ok, given
+
+
+@pytest.fixture(scope="module")
+def assignment(tmp_path_factory):
+    if not os.environ.get("CI"):
+        pytest.importorskip("otter", reason="otter-grader (requirements-test.txt)")
+    out = tmp_path_factory.mktemp("assignments")
+    return autograde.assign(CHAPTER, out)
+
+
+def test_otter_writes_a_student_notebook_without_tests_or_answers(assignment):
+    student = json.loads(assignment["student"].read_text(encoding="utf-8"))
+    text = json.dumps(student)
+    for exercise in (k for k in ANSWERS if k.startswith(f"{CHAPTER}.")):
+        assert f"{autograde.variable(exercise)} = ..." in text
+    assert "BEGIN TEST" not in text and "hidden: true" not in text and "GLUED" not in text
+    assert "assert math.isfinite(given)" not in text
+    assert "Solution to Exercise" not in text and "papermill" not in text
+    solution = json.loads(assignment["solution"].read_text(encoding="utf-8"))
+    assert "bookstyle.GLUED" in json.dumps(solution) or "solution prints" in json.dumps(solution)
+
+
+def test_the_teachers_solution_gets_full_marks_and_a_wrong_answer_less(assignment, tmp_path):
+    full = autograde.max_points(CHAPTER)
+    scores = autograde.grade(assignment["autograder"], assignment["solution"],
+                             tmp_path / "solution")
+    assert scores["total"] == full, scores
+
+    # the teacher's solution with one number of the first question off by 1
+    solution = json.loads(assignment["solution"].read_text(encoding="utf-8"))
+    first = next(k for k in ANSWERS if k.startswith(f"{CHAPTER}."))
+    name = autograde.variable(first)
+    for cell in solution["cells"]:
+        text = teaching.source(cell)
+        if cell["cell_type"] == "code" and re.search(rf"^{name} = ", text, re.M):
+            cell["source"] = text + f"\n{name} = " + (
+                f"{name} + 1" if len(ANSWERS[first]["parts"]) == 1
+                else f"({name}[0] + 1,) + tuple({name}[1:])")
+    wrong = tmp_path / "wrong.ipynb"
+    wrong.write_text(json.dumps(solution), encoding="utf-8")
+    scores = autograde.grade(assignment["autograder"], wrong, tmp_path / "wrong")
+    assert scores["total"] == full - 1, scores
+
+    # the student notebook as handed out, nothing filled in
+    scores = autograde.grade(assignment["autograder"], assignment["student"],
+                             tmp_path / "blank")
+    assert scores["total"] == 0, scores
