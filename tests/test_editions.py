@@ -145,7 +145,7 @@ def test_the_teachers_notes_state_the_accepted_values():
     part = ANSWERS["8.1"]["parts"][0]
     value = teaching.book_value(notebook, part)
     note = editions.autograded_note("8.1", ANSWERS["8.1"], notebook)
-    assert f"{part['name']}: {value:.4f}" in note and "within 0.0001" in note
+    assert f"{part['name']}: {value:.4f}" in note and "accepts it within 0.0001" in note
 
 
 def test_the_shipped_answers_name_no_cell(tmp_path):

@@ -199,8 +199,8 @@ def autograded_note(exercise: str, entry: dict, notebook: dict) -> str:
         value = teaching.book_value(notebook, part)
         tol = bookstyle.tolerance(part)
         shown = f"{value:.{max(part['decimals'], 0)}f}" if part["decimals"] else f"{value:g}"
-        accept = f"within {tol:g}" if tol else "exactly"
-        out.append(f"- {part['name']}: {shown}, accepted {accept}.")
+        accept = f"within {tol:g}" if tol else "exactly"  # the hidden test's rule
+        out.append(f"- {part['name']}: {shown}; the autograder accepts it {accept}.")
     return "\n".join(out)
 
 
