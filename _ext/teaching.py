@@ -417,7 +417,9 @@ def setup(app):
                 node.replace_self(reference)
 
     app.add_config_value("book_student_edition", _student_default(), "env")
-    app.connect("build-finished", student_downloads)
+    # after every other extension's build-finished (book_downloads may also rewrite the
+    # _sources notebooks, as plain Markdown): the student notebook is what stays
+    app.connect("build-finished", student_downloads, priority=900)
     app.add_transform(DropSolutions)
     app.add_post_transform(ExerciseNumrefsAcrossPages)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
