@@ -129,3 +129,21 @@ def test_the_teachers_solution_gets_full_marks_and_a_wrong_answer_less(assignmen
     scores = autograde.grade(assignment["autograder"], assignment["student"],
                              tmp_path / "blank")
     assert scores["total"] == 0, scores
+
+
+def test_a_number_glued_as_text_is_read_as_a_number():
+    """Chapter 17 glues a count as the text '44,791': the teacher's solution reads it
+    back as 44791.0 (it scored 7 of 8 before)."""
+    import types
+
+    notebook = {"cells": [{"cell_type": "code", "outputs": [{
+        "output_type": "display_data", "metadata": {"scrapbook": {"name": "n"}},
+        "data": {"application/papermill.record/text/plain": "'44,791'"}}]}]}
+    expression = autograde.answer_expression({"source": {"glue": "n"}}, notebook)
+    bookstyle = types.SimpleNamespace(GLUED={"n": "44,791"})
+    assert eval(expression, {"bookstyle": bookstyle}) == 44791.0
+    plain = {"cells": [{"cell_type": "code", "outputs": [{
+        "output_type": "display_data", "metadata": {"scrapbook": {"name": "n"}},
+        "data": {"application/papermill.record/text/plain": "0.25"}}]}]}
+    assert autograde.answer_expression({"source": {"glue": "n"}}, plain) == (
+        "bookstyle.GLUED['n']")

@@ -84,7 +84,11 @@ def answer_expression(part: dict, notebook: dict) -> str:
     value the solution prints (a literal, with its source said)."""
     where = part["source"]
     if "glue" in where:
-        return f"bookstyle.GLUED[{where['glue']!r}]"
+        read = f"bookstyle.GLUED[{where['glue']!r}]"
+        stored = teaching.glued_values(notebook).get(where["glue"], "").strip()
+        if stored.startswith(("'", '"')):  # glued as formatted text, e.g. '44,791'
+            read = f"float({read}.replace(',', ''))"
+        return read
     return f"{teaching.book_value(notebook, part)!r}  # the value the solution prints"
 
 
