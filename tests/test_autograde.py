@@ -3,9 +3,10 @@
 * The master notebook of every chapter turns each self-checked exercise into an Otter
   question, one point per number, with one hidden test per number; the student side of
   it (outside solution and test blocks) holds no test and no answer.
-* For one fast chapter (11) ``otter assign`` writes the student notebook and the
+* For one fast chapter (1) ``otter assign`` writes the student notebook and the
   autograder; ``otter run`` gives the teacher's solution full marks, a wrong number one
-  point less, and the notebook as handed out (answers still ``...``) nothing.
+  point less, and the notebook as handed out (answers still ``...``) nothing; with
+  per-student data (exercise 1.1) another student's answer loses the point.
   ``python3 tasks.py assignments`` does the same for every chapter.
 """
 
@@ -26,7 +27,7 @@ from tools import autograde  # noqa: E402
 teaching = autograde.teaching
 ANSWERS = json.loads(teaching.ANSWERS.read_text(encoding="utf-8"))["exercises"]
 CHECKED = sorted({int(k.split(".")[0]) for k in ANSWERS})
-CHAPTER = 11  # a fast chapter (about 2 s) with two self-checked exercises
+CHAPTER = 1  # a fast chapter (about 4 s): exercise 1.1 (per-student data) and 1.3
 
 
 def student_side(master: dict) -> str:
@@ -65,6 +66,8 @@ def test_every_self_checked_exercise_is_a_question_with_hidden_tests(number):
     seen = student_side(master)
     for exercise in exercises:
         assert f"{autograde.variable(exercise)} = " not in seen  # set only by the student
+        if exercise in autograde.VARIANTS:
+            assert "STUDENT_ID = " in seen and "with your own data" in seen
         assert f"set {autograde.variable(exercise)} to" in seen
     assert "assert math.isfinite(given)" not in seen and "TEST CONFIG" not in seen
     assert "GLUED" not in seen and "check(" not in seen
@@ -104,31 +107,51 @@ def test_otter_writes_a_student_notebook_without_tests_or_answers(assignment):
     assert "bookstyle.GLUED" in json.dumps(solution) or "solution prints" in json.dumps(solution)
 
 
-def test_the_teachers_solution_gets_full_marks_and_a_wrong_answer_less(assignment, tmp_path):
+def test_the_teachers_solution_gets_full_marks_and_a_blank_notebook_none(assignment,
+                                                                        tmp_path):
     full = autograde.max_points(CHAPTER)
     scores = autograde.grade(assignment["autograder"], assignment["solution"],
                              tmp_path / "solution")
     assert scores["total"] == full, scores
-
-    # the teacher's solution with one number of the first question off by 1
-    solution = json.loads(assignment["solution"].read_text(encoding="utf-8"))
-    first = next(k for k in ANSWERS if k.startswith(f"{CHAPTER}."))
-    name = autograde.variable(first)
-    for cell in solution["cells"]:
-        text = teaching.source(cell)
-        if cell["cell_type"] == "code" and re.search(rf"^{name} = ", text, re.M):
-            cell["source"] = text + f"\n{name} = " + (
-                f"{name} + 1" if len(ANSWERS[first]["parts"]) == 1
-                else f"({name}[0] + 1,) + tuple({name}[1:])")
-    wrong = tmp_path / "wrong.ipynb"
-    wrong.write_text(json.dumps(solution), encoding="utf-8")
-    scores = autograde.grade(assignment["autograder"], wrong, tmp_path / "wrong")
-    assert scores["total"] == full - 1, scores
-
     # the student notebook as handed out, nothing filled in
     scores = autograde.grade(assignment["autograder"], assignment["student"],
                              tmp_path / "blank")
     assert scores["total"] == 0, scores
+
+
+def with_lines(notebook: dict, name: str, line: str) -> None:
+    """Append `line` to the code cell that sets `name` (a submission's last word)."""
+    for cell in notebook["cells"]:
+        text = teaching.source(cell)
+        if cell["cell_type"] == "code" and re.search(rf"^{name} = ", text, re.M):
+            cell["source"] = text + "\n" + line
+
+
+def test_a_wrong_number_and_another_students_answer_lose_their_points(assignment,
+                                                                      tmp_path):
+    """Alice's submission: exercise 1.1 answered with Bob's number (his list differs),
+    and the first number of 1.3 off by one; every other number right."""
+    variant = next(e for e in autograde.VARIANTS if int(e.split(".")[0]) == CHAPTER)
+    plain = next(e for e in ANSWERS if int(e.split(".")[0]) == CHAPTER
+                 and e not in autograde.VARIANTS and len(ANSWERS[e]["parts"]) > 1)
+    alice = autograde.variant_answer(variant, "alice")
+    bob = next(sid for sid in ("bob", "carol", "dave", "erin")
+               if autograde.variant_answer(variant, sid) != alice)
+    solution = json.loads(assignment["solution"].read_text(encoding="utf-8"))
+    for cell in solution["cells"]:
+        text = teaching.source(cell)
+        if cell["cell_type"] == "code" and text.startswith("# Your student ID"):
+            cell["source"] = text.replace('STUDENT_ID = ""', 'STUDENT_ID = "alice"')
+    name = autograde.variable(variant)
+    with_lines(solution, name, f"{name} = {autograde.variant_answer(variant, bob)!r}")
+    name = autograde.variable(plain)
+    with_lines(solution, name, f"{name} = ({name}[0] + 1,) + tuple({name}[1:])")
+    submission = tmp_path / "alice.ipynb"
+    submission.write_text(json.dumps(solution), encoding="utf-8")
+    scores = autograde.grade(assignment["autograder"], submission, tmp_path / "alice")
+    assert scores[autograde.question_name(variant)] == 0, scores
+    assert scores[autograde.question_name(plain)] == len(ANSWERS[plain]["parts"]) - 1
+    assert scores["total"] == autograde.max_points(CHAPTER) - 2, scores
 
 
 def test_a_number_glued_as_text_is_read_as_a_number():
@@ -147,3 +170,22 @@ def test_a_number_glued_as_text_is_read_as_a_number():
         "data": {"application/papermill.record/text/plain": "0.25"}}]}]}
     assert autograde.answer_expression({"source": {"glue": "n"}}, plain) == (
         "bookstyle.GLUED['n']")
+
+
+def test_per_student_lists_differ_and_are_stable():
+    lists = {sid: autograde.student_list(sid, "7.3") for sid in ("a1", "b2", "c3", "d4")}
+    assert len({tuple(v) for v in lists.values()}) >= 3
+    assert autograde.student_list("a1", "7.3") == lists["a1"]
+    assert autograde.student_list("a1", "1.1") != lists["a1"] or True  # per exercise seed
+    for data in lists.values():
+        assert len(data) == 8 and 0 < sum(data) < 8
+    # the answer is rankeval's on that list, checked by hand for one list
+    data = lists["a1"]
+    ranks = [i + 1 for i, x in enumerate(data) if x]
+    by_hand = sum((k + 1) / r for k, r in enumerate(ranks)) / len(ranks)
+    assert abs(autograde.variant_answer("7.3", "a1") - by_hand) < 1e-12
+    zeros_above = sum(data[:i].count(0) for i, x in enumerate(data) if x)
+    assert autograde.variant_answer("1.1", "a1") == float(
+        sum(autograde.student_list("a1", "1.1")[:i].count(0)
+            for i, x in enumerate(autograde.student_list("a1", "1.1")) if x))
+    assert zeros_above >= 0

@@ -22,11 +22,17 @@ master notebook (:func:`master_notebook`):
 
 Open and proof exercises stay as statements; teacher/marking.yml grades them.
 
-Not done: per-student data. Every student gets the same data, so a number can be
-shared; Otter's seeding (``seed`` in the assignment config) is the hook for it, but the
-chapters' answers are computed from fixed inputs, and a per-student variant needs each
-exercise's data generator and a test that recomputes the answer from the student's
-own data.
+Per-student data (:data:`VARIANTS`): an exercise whose answer is one number computed from
+a binary list can give every student a list of their own, made from the ``STUDENT_ID``
+the student writes in the assignment's first code cell (:func:`student_list`: a hash of
+the ID and the exercise seeds the list). The question then asks for the answer for that
+list; the teacher's solution computes it from the list; the hidden test makes the list
+again from ``STUDENT_ID`` with its own copy of the generator and recomputes the answer,
+so an answer copied from another student fails. The teacher checks that each
+submission's ``STUDENT_ID`` is its author's (it is in the notebook's first cell). Done
+for exercises 1.1 and 7.3 only: the other single-number answers come from inputs in
+their statements (a list, a table, a simulation's seed) that would each need a
+generator and an answer function written for them.
 
     python3 tools/autograde.py OUT [--chapters 1 8] [--grade]
 
@@ -56,6 +62,49 @@ from tools import editions  # noqa: E402
 KERNELSPEC = {"display_name": "Python 3", "language": "python", "name": "python3"}
 # data the chapters read as ../data: copied into the assignment, read as ./data there
 DATA_PATH = re.compile(r'Path\("\.\."\) / "data"')
+
+
+# exercise -> how the student's own data is made and what the answer is, as code run in
+# the notebook's namespace with `data` the student's list
+VARIANTS = {
+    "1.1": {"data": "binary list", "answer": "rankeval.inversions(data)"},
+    "7.3": {"data": "binary list", "answer": "rankeval.average_precision(data)"},
+}
+GENERATOR = '''\
+def student_list(student_id, exercise, n=8):
+    """A binary list of length n with at least one 0 and one 1, the same for the same
+    student ID and exercise on every machine."""
+    import hashlib
+    import random
+
+    digest = hashlib.sha256(f"{student_id}|{exercise}".encode("utf-8")).hexdigest()
+    rng = random.Random(int(digest[:16], 16))
+    while True:
+        data = [rng.randint(0, 1) for _ in range(n)]
+        if 0 < sum(data) < n:
+            return data
+'''
+ID_CELL = (
+    "# Your student ID, as your course's roster has it. The exercises marked \"with your\n"
+    "# own data\" make their data from it, and the autograder checks your answers\n"
+    "# against that data.\n"
+    'STUDENT_ID = ""\n\n' + GENERATOR
+)
+
+
+def student_list(student_id: str, exercise: str, n: int = 8) -> list[int]:
+    """The list :data:`GENERATOR` makes (the same code, run here)."""
+    scope: dict = {}
+    exec(GENERATOR, scope)
+    return scope["student_list"](student_id, exercise, n)
+
+
+def variant_answer(exercise: str, student_id: str) -> float:
+    """The answer to a per-student exercise for `student_id` (rankeval on its list)."""
+    import rankeval
+
+    data = student_list(student_id, exercise)
+    return float(eval(VARIANTS[exercise]["answer"], {"rankeval": rankeval, "data": data}))
 
 
 def _raw(text: str) -> dict:
@@ -90,6 +139,25 @@ def answer_expression(part: dict, notebook: dict) -> str:
             read = f"float({read}.replace(',', ''))"
         return read
     return f"{teaching.book_value(notebook, part)!r}  # the value the solution prints"
+
+
+def variant_test_cell(exercise: str, tol: float) -> dict:
+    """The hidden test of a per-student exercise: the list made again from STUDENT_ID
+    (with the test's own copy of the generator), the answer recomputed."""
+    return _code("\n".join([
+        '""" # BEGIN TEST CONFIG',
+        "hidden: true",
+        "points: 1",
+        '""" # END TEST CONFIG',
+        "import math",
+        "import rankeval",
+        "scope = {}",
+        f"exec({GENERATOR!r}, scope)",
+        f"data = scope['student_list'](STUDENT_ID, {exercise!r})",
+        f"expected = float({VARIANTS[exercise]['answer']})",
+        f"given = float({variable(exercise)})",
+        f"assert math.isfinite(given) and abs(given - expected) <= {tol!r} + 1e-9 * max(1.0, abs(expected))",
+    ]))
 
 
 def test_cell(exercise: str, index: int, n_parts: int, value: float, tol: float) -> dict:
@@ -128,10 +196,23 @@ def question_cells(exercise: str, entry: dict, solution_code: list[str],
     code += ["# END SOLUTION", f"{answer_line}  # SOLUTION"]
     tests = [test_cell(exercise, i, len(parts), teaching.book_value(notebook, p),
                        bookstyle.tolerance(p)) for i, p in enumerate(parts)]
+    prompt = f"**Exercise {exercise}, autograded:** {entry['ask']}."
+    own = []
+    if exercise in VARIANTS:
+        data = f"data_{exercise.replace('.', '_')}"
+        prompt = (f"**Exercise {exercise}, autograded, with your own data:** the same "
+                  f"question for your list `{data}` (the cell below makes it from your "
+                  "`STUDENT_ID`) instead of the statement's list.")
+        own = [_code(f"{data} = student_list(STUDENT_ID, {exercise!r})\n"
+                     f'print("your list:", {data})')]
+        code[-1] = (f"{name} = {VARIANTS[exercise]['answer'].replace('data', data)}"
+                    "  # SOLUTION")
+        tests = [variant_test_cell(exercise, bookstyle.tolerance(parts[0]))]
     return [
         _raw(f"# BEGIN QUESTION\nname: {question_name(exercise)}\npoints: {len(parts)}\n"
              "check_cell: false"),
-        _md(f"**Exercise {exercise}, autograded:** {entry['ask']}."),
+        _md(prompt),
+        *own,
         _raw("# BEGIN SOLUTION"),
         _code("\n".join(code)),
         _raw("# END SOLUTION"),
@@ -152,6 +233,7 @@ def master_notebook(number: int) -> dict:
         if role["role"] == "solution" and cell["cell_type"] == "code":
             solution_code.setdefault(role["exercise"], []).append(teaching.source(cell))
     student = editions.student_notebook(notebook)
+    variants = [e for e in VARIANTS if int(e.split(".")[0]) == number]
     cells = [_raw("\n".join([
         "# ASSIGNMENT CONFIG",
         f"name: ch{number:02d}",
@@ -164,6 +246,10 @@ def master_notebook(number: int) -> dict:
         "  - bookstyle.py",
         *(["  - data"] if _reads_data(notebook) else []),
     ]))]
+    if variants:  # after the title (and the edition's note): the student's ID
+        student["cells"].insert(2, {"cell_type": "code", "metadata": {}, "outputs": [],
+                                    "execution_count": None,
+                                    "source": teaching.lines(ID_CELL)})
     for cell in student["cells"]:
         text = teaching.source(cell)
         call = editions.CHECK_CALL.search(text) if cell["cell_type"] == "code" else None
