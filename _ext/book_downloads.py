@@ -171,7 +171,7 @@ def run_box(app: Sphinx, docname: str) -> nodes.admonition:
 
     first = nodes.paragraph()
     first += nodes.Text("Download ")
-    first += _link("the notebooks (zip)", href(files["zip"]))
+    first += _link("the student notebooks (zip: the exercises, no solutions)", href(files["zip"]))
     first += nodes.Text(" and unzip them")
     if "pdf" in files:
         first += nodes.Text("; or read ")
