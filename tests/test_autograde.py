@@ -67,7 +67,7 @@ def test_every_self_checked_exercise_is_a_question_with_hidden_tests(number):
     for exercise in exercises:
         assert f"{autograde.variable(exercise)} = " not in seen  # set only by the student
         if exercise in autograde.VARIANTS:
-            assert "STUDENT_ID = " in seen and "with your own data" in seen
+            assert "# Your student ID" in seen and "with your own data" in seen
         assert f"set {autograde.variable(exercise)} to" in seen
     assert "assert math.isfinite(given)" not in seen and "TEST CONFIG" not in seen
     assert "GLUED" not in seen and "check(" not in seen
@@ -100,6 +100,8 @@ def test_otter_writes_a_student_notebook_without_tests_or_answers(assignment):
     text = json.dumps(student)
     for exercise in (k for k in ANSWERS if k.startswith(f"{CHAPTER}.")):
         assert f"{autograde.variable(exercise)} = ..." in text
+    sources = "\n".join(teaching.source(c) for c in student["cells"])
+    assert re.search(r"^STUDENT_ID = \.\.\.$", sources, re.M)  # the student writes it
     assert "BEGIN TEST" not in text and "hidden: true" not in text and "GLUED" not in text
     assert "assert math.isfinite(given)" not in text
     assert "Solution to Exercise" not in text and "papermill" not in text
@@ -141,7 +143,8 @@ def test_a_wrong_number_and_another_students_answer_lose_their_points(assignment
     for cell in solution["cells"]:
         text = teaching.source(cell)
         if cell["cell_type"] == "code" and text.startswith("# Your student ID"):
-            cell["source"] = text.replace('STUDENT_ID = ""', 'STUDENT_ID = "alice"')
+            assert 'STUDENT_ID = "teacher"' in text
+            cell["source"] = text.replace('STUDENT_ID = "teacher"', 'STUDENT_ID = "alice"')
     name = autograde.variable(variant)
     with_lines(solution, name, f"{name} = {autograde.variant_answer(variant, bob)!r}")
     name = autograde.variable(plain)

@@ -25,7 +25,7 @@ Open and proof exercises stay as statements; teacher/marking.yml grades them.
 Per-student data (:data:`VARIANTS`): an exercise whose answer is one number computed from
 a binary list can give every student a list of their own, made from the ``STUDENT_ID``
 the student writes in the assignment's first code cell (:func:`student_list`: a hash of
-the ID and the exercise seeds the list). The question then asks for the answer for that
+the ID and the exercise seeds the list; a blank ID scores nothing). The question then asks for the answer for that
 list; the teacher's solution computes it from the list; the hidden test makes the list
 again from ``STUDENT_ID`` with its own copy of the generator and recomputes the answer,
 so an answer copied from another student fails. The teacher checks that each
@@ -84,11 +84,16 @@ def student_list(student_id, exercise, n=8):
         if 0 < sum(data) < n:
             return data
 '''
-ID_CELL = (
-    "# Your student ID, as your course's roster has it. The exercises marked \"with your\n"
-    "# own data\" make their data from it, and the autograder checks your answers\n"
-    "# against that data.\n"
-    'STUDENT_ID = ""\n\n' + GENERATOR
+ID_LINES = (
+    "# Your student ID, as your course's roster has it (a string). The exercises marked\n"
+    "# \"with your own data\" make their data from it, and the autograder checks your\n"
+    "# answers against that data.\n"
+    'STUDENT_ID = "teacher"  # SOLUTION\n\n\n' + GENERATOR + "\n\n"
+)
+ASSIGNMENT_NOTE = (
+    "*Assignment: work each autograded exercise in its cell and set its `answer_...`; "
+    "the autograder's tests are not in this notebook. The open exercises are marked by "
+    "hand.*"
 )
 
 
@@ -151,6 +156,7 @@ def variant_test_cell(exercise: str, tol: float) -> dict:
         '""" # END TEST CONFIG',
         "import math",
         "import rankeval",
+        "assert isinstance(STUDENT_ID, str) and STUDENT_ID.strip(), 'set STUDENT_ID'",
         "scope = {}",
         f"exec({GENERATOR!r}, scope)",
         f"data = scope['student_list'](STUDENT_ID, {exercise!r})",
@@ -176,7 +182,7 @@ def test_cell(exercise: str, index: int, n_parts: int, value: float, tol: float)
 
 
 def question_cells(exercise: str, entry: dict, solution_code: list[str],
-                   notebook: dict) -> list[dict]:
+                   notebook: dict, first_variant: bool = False) -> list[dict]:
     """The Otter question of one self-checked exercise."""
     sys.path.insert(0, str(CHAPTERS))
     import bookstyle
@@ -203,8 +209,12 @@ def question_cells(exercise: str, entry: dict, solution_code: list[str],
         prompt = (f"**Exercise {exercise}, autograded, with your own data:** the same "
                   f"question for your list `{data}` (the cell below makes it from your "
                   "`STUDENT_ID`) instead of the statement's list.")
-        own = [_code(f"{data} = student_list(STUDENT_ID, {exercise!r})\n"
-                     f'print("your list:", {data})')]
+        make = (f"{data} = student_list(STUDENT_ID, {exercise!r})\n"
+                f'print("your list:", {data})')
+        if first_variant:  # the student's ID, and the generator, before the first list
+            own = [_raw("# BEGIN SOLUTION"), _code(ID_LINES + make), _raw("# END SOLUTION")]
+        else:
+            own = [_code(make)]
         code[-1] = (f"{name} = {VARIANTS[exercise]['answer'].replace('data', data)}"
                     "  # SOLUTION")
         tests = [variant_test_cell(exercise, bookstyle.tolerance(parts[0]))]
@@ -246,17 +256,17 @@ def master_notebook(number: int) -> dict:
         "  - bookstyle.py",
         *(["  - data"] if _reads_data(notebook) else []),
     ]))]
-    if variants:  # after the title (and the edition's note): the student's ID
-        student["cells"].insert(2, {"cell_type": "code", "metadata": {}, "outputs": [],
-                                    "execution_count": None,
-                                    "source": teaching.lines(ID_CELL)})
+    for cell in student["cells"]:
+        if cell.get("id") == "student-edition":
+            cell["source"] = teaching.lines(ASSIGNMENT_NOTE)
     for cell in student["cells"]:
         text = teaching.source(cell)
         call = editions.CHECK_CALL.search(text) if cell["cell_type"] == "code" else None
         if call and call.group(1) in answers:
             exercise = call.group(1)
             cells += question_cells(exercise, answers[exercise],
-                                    solution_code.get(exercise, []), notebook)
+                                    solution_code.get(exercise, []), notebook,
+                                    first_variant=bool(variants) and exercise == variants[0])
             continue
         cell = json.loads(json.dumps(cell))
         cell.pop("id", None)
