@@ -111,9 +111,10 @@ def test_every_exercise_has_a_self_check_or_a_marking_guide():
     """Issue 50: the ~20 open and proof exercises get marking guides."""
     open_ones = editions.open_exercises()
     assert len(open_ones) >= 15
-    assert sorted(open_ones, key=lambda e: tuple(map(int, e.split(".")))) == sorted(
-        GUIDES, key=lambda e: tuple(map(int, e.split("."))))
-    assert not set(GUIDES) & set(ANSWERS)
+    missing = set(open_ones) - set(GUIDES)
+    assert not missing, f"teacher/marking.yml has no guide for {sorted(missing)}"
+    # (a guide may also stand for an exercise another branch adds, or one that later got
+    # a self-check: the teacher's edition then shows the autograder's notes instead)
     for number, guide in GUIDES.items():
         assert 1 <= guide["points"] <= 10, number
         assert guide["guide"].count("point") >= 2, number  # what earns each point
