@@ -8,6 +8,10 @@
                                     # tests and the slides
     python3 tasks.py slides         # the chapters' slide decks into the built website
     python3 tasks.py launch-copies  # _build/launch: the files the Binder/Colab buttons open
+    python3 tasks.py editions       # _build/editions: the student notebooks, and the
+                                    # teacher's edition (solutions, marking notes; HTML)
+    python3 tasks.py assignments    # _build/assignments: Otter-Grader assignments of every
+                                    # chapter, each teacher's solution graded (full marks)
 
 Set-up makes `.venv` with the pinned requirements and `rankeval` (editable), again only
 when a requirements file or pyproject.toml changes, and puts the pinned axe-core,
@@ -285,8 +289,30 @@ def launch_copies() -> None:
         TOOLS / "launch_copies.py", out, repository, branch)
 
 
+def editions() -> None:
+    """The student set and the teacher's edition in _build/editions (tools/editions.py):
+    student/chapters (no solutions: what the site's zip and downloads hold),
+    teacher/chapters (every solution and its marking notes) and teacher-html/."""
+    setup()
+    out = BUILD / "editions"
+    shutil.rmtree(out, ignore_errors=True)
+    run("editions: student notebooks and the teacher's edition", PY, TOOLS / "editions.py",
+        out, "--html")
+
+
+def assignments() -> None:
+    """Otter-Grader assignments of every chapter with self-checks in _build/assignments
+    (tools/autograde.py), each teacher's solution graded: it must get full marks. The
+    unit tests do one chapter (tests/test_autograde.py); this does all (minutes)."""
+    setup()
+    out = BUILD / "assignments"
+    shutil.rmtree(out, ignore_errors=True)
+    run("assignments: otter assign, then grade every teacher's solution", PY,
+        TOOLS / "autograde.py", out, "--grade")
+
+
 COMMANDS = {"build": build, "check": check, "setup": setup, "launch-copies": launch_copies,
-            "slides": slides}
+            "slides": slides, "editions": editions, "assignments": assignments}
 
 if __name__ == "__main__":
     if len(sys.argv) != 2 or sys.argv[1] not in COMMANDS:

@@ -50,7 +50,11 @@ ZIP_NAME = "ranking-evaluation-notebooks.zip"
 PDF_NAME = "ranking-evaluation.pdf"
 
 README = """\
-Ranking Evaluation, executable: the notebooks
+Ranking Evaluation, executable: the notebooks (student edition)
+
+The chapters here hold their exercises without the solutions; each exercise's
+self-check cell tells you whether a number is right. The solutions are on the website,
+folded under each exercise.
 
 Run them locally (Python 3.11 or newer), in this folder:
 
@@ -97,8 +101,12 @@ def build_wheel(root: Path, target: Path) -> Path:
 
 
 def build_zip(root: Path, target: Path, notebooks: list[str], wheel: Path) -> Path:
-    """chapters/ (plain notebooks, bookstyle.py), guide/, data/, the reader's requirements,
-    the wheel, the licences, BIBLIOGRAPHY.md and a README."""
+    """chapters/ (the student notebooks, plain: no MyST, no solutions; bookstyle.py),
+    guide/ (plain notebooks), data/, the reader's requirements, the wheel, the licences,
+    BIBLIOGRAPHY.md and a README."""
+    sys.path.insert(0, str(root))
+    from tools import editions
+
     path = target / ZIP_NAME
     top = "ranking-evaluation"
     files = [root / f"{docname}.ipynb" for docname in notebooks]
@@ -110,8 +118,14 @@ def build_zip(root: Path, target: Path, notebooks: list[str], wheel: Path) -> Pa
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as zf:
         for source in files:
             name = f"{top}/{source.relative_to(root).as_posix()}"
-            if source.suffix == ".ipynb":  # plain Markdown: no MyST roles, labels, fences
+            if source.suffix == ".ipynb" and source.parent.name == "chapters":
+                # the student notebooks: exercises without solutions (tools/editions.py),
+                # made plain by tools/plain_notebook.plain
+                zf.writestr(name, editions.student_text(source))
+            elif source.suffix == ".ipynb":  # plain Markdown: no MyST roles, labels, fences
                 zf.writestr(name, plain_text(source, root=root))
+            elif source.name == "answers.json":  # without the cells that hold the answers
+                zf.writestr(name, editions.shipped_answers_text())
             else:
                 zf.write(source, name)
         # a reader's install: what the notebooks import, not the book's build
@@ -185,7 +199,7 @@ def run_box(app: Sphinx, docname: str) -> nodes.admonition:
 
     first = nodes.paragraph()
     first += nodes.Text("Download ")
-    first += _link("the notebooks (zip)", href(files["zip"]))
+    first += _link("the student notebooks (zip: the exercises, no solutions)", href(files["zip"]))
     first += nodes.Text(" and unzip them")
     if "pdf" in files:
         first += nodes.Text("; or read ")

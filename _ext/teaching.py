@@ -1,10 +1,16 @@
-"""The course scaffolding: objectives, the chapter graph, self-check answers, a teacher's edition.
+"""The course scaffolding: objectives, the chapter graph, self-check answers, the editions.
 
-As a Sphinx extension (``local_extensions`` in _config.yml) it adds two things. In the
+As a Sphinx extension (``local_extensions`` in _config.yml) it adds three things. In the
 PDF, a {numref} to an exercise on another page links the exercise and prints its number
-(see ``ExerciseNumrefsAcrossPages`` in ``setup``). And the teacher's edition:
-``BOOK_TEACHER_EDITION=1 jupyter-book build .`` (or ``sphinx.config.book_teacher_edition:
+(see ``ExerciseNumrefsAcrossPages`` in ``setup``). In the HTML, each chapter's ``.ipynb``
+download (the theme's download button, ``_sources/chapters/*.ipynb``) is the chapter's
+student notebook (tools/editions.py: the exercises without their solutions), not the
+source notebook with every solution and output. And the student edition of the site:
+``BOOK_STUDENT_EDITION=1 jupyter-book build .`` (or ``sphinx.config.book_student_edition:
 true``) leaves every solution out of the book, for handing out exercises as assignments.
+(It was called the "teacher's edition" until issue 50; the teacher's edition is now
+the one with every solution and its marking notes, ``python3 tasks.py editions``.
+``BOOK_TEACHER_EDITION=1`` still builds the student edition, with a message.)
 sphinx-exercise's own ``hide_solutions`` cannot do it for the book's gated solutions
 (``solution-start`` ... ``solution-end``, which hold the check cells): it drops the
 ``solution-start`` marker but leaves the solution's cells on the page. Here the gated
@@ -140,11 +146,18 @@ def write_answers(data: dict) -> None:
 
 
 def answer_digests() -> dict:
-    """chapters/answers.json with every digest recomputed from the stored solutions."""
+    """chapters/answers.json with every digest recomputed from the stored solutions.
+
+    Each part keeps its name, decimals, optional ``tolerance`` (a simulated answer
+    accepts its uncertainty) and ``source``; its
+    ``digests`` are those of the bins the interval [value - tolerance, value +
+    tolerance] touches (bookstyle.bins_within), sorted, so their order says nothing.
+    """
     sys.path.insert(0, str(CHAPTERS))
     import bookstyle
 
     data = json.loads(ANSWERS.read_text(encoding="utf-8"))
+    data["about"] = ABOUT
     notebooks = {}
     for exercise, entry in data["exercises"].items():
         chapter = int(exercise.split(".")[0])
@@ -152,8 +165,33 @@ def answer_digests() -> dict:
             notebooks[chapter] = read_notebook(chapter_notebook(chapter))
         for index, part in enumerate(entry["parts"]):
             value = book_value(notebooks[chapter], part)
-            rounded = round(value * 10 ** part["decimals"])
-            part["digest"] = bookstyle.answer_digest(exercise, index, rounded)
+            tol = bookstyle.tolerance(part)
+            digests = sorted({bookstyle.answer_digest(exercise, index, b)
+                              for b in bookstyle.bins_within(value, tol)})
+            part.pop("digest", None)
+            part["digests"] = digests
+    return data
+
+
+ABOUT = ("Self-checks of the exercises (bookstyle.check). Each part stores its tolerance "
+         "(`tolerance`, else one step of `decimals`) and slow salted digests of the "
+         "tolerance-wide bins around the book's own value, never the value; `source` says "
+         "where the book's solution glues or prints it and is left out of every copy "
+         "handed out (tools/editions.py). Regenerate with `python3 _ext/teaching.py answers`.")
+
+
+def shipped_answers(data: dict | None = None) -> dict:
+    """answers.json as handed out: without the ``source`` of any part (which named the
+    cell that holds the answer)."""
+    import copy
+
+    data = copy.deepcopy(data if data is not None else
+                         json.loads(ANSWERS.read_text(encoding="utf-8")))
+    data["about"] = ("Self-checks of the exercises (bookstyle.check): slow salted digests "
+                     "of the bins around each answer, never the answer.")
+    for entry in data["exercises"].values():
+        for part in entry["parts"]:
+            part.pop("source", None)
     return data
 
 
@@ -436,11 +474,35 @@ def draw_graph(out: Path = GRAPH) -> list[Path]:
     return written
 
 
-# --- the teacher's edition (the Sphinx extension) -----------------------------------------
+# --- the student edition and the downloads (the Sphinx extension) -----------------------
 
 
-def _teacher_default() -> bool:
-    return os.environ.get("BOOK_TEACHER_EDITION", "").strip().lower() in {"1", "true", "yes"}
+def _truthy(name: str) -> bool:
+    return os.environ.get(name, "").strip().lower() in {"1", "true", "yes"}
+
+
+def _student_default() -> bool:
+    """BOOK_STUDENT_EDITION=1 (or the old name, BOOK_TEACHER_EDITION=1)."""
+    if _truthy("BOOK_TEACHER_EDITION"):
+        print("teaching: BOOK_TEACHER_EDITION is now BOOK_STUDENT_EDITION (a site without "
+              "solutions); the teacher's edition is `python3 tasks.py editions`")
+        return True
+    return _truthy("BOOK_STUDENT_EDITION")
+
+
+def student_downloads(app, exception) -> None:
+    """After an HTML build: each chapter's ``_sources/chapters/NN_x.ipynb`` (what the
+    page's download button serves) becomes the chapter's student notebook."""
+    if exception is not None or app.builder.format != "html":
+        return
+    sys.path.insert(0, str(ROOT))
+    from tools import editions
+
+    sources = Path(app.outdir) / "_sources"
+    for path in chapter_files():
+        target = sources / "chapters" / path.name
+        if target.is_file():
+            target.write_text(editions.student_text(path), encoding="utf-8", newline="\n")
 
 
 def setup(app):
@@ -455,12 +517,12 @@ def setup(app):
     )
 
     class DropSolutions(SphinxTransform):
-        """In the teacher's edition, remove every (merged) solution from the page."""
+        """In the student edition, remove every (merged) solution from the page."""
 
         default_priority = 20  # after sphinx-exercise merges gated solutions (10)
 
         def apply(self):
-            if not self.config.book_teacher_edition:
+            if not self.config.book_student_edition:
                 return
             for node in list(self.document.findall(solution_node)):
                 node.parent.remove(node)
@@ -500,7 +562,10 @@ def setup(app):
                 reference += node.children
                 node.replace_self(reference)
 
-    app.add_config_value("book_teacher_edition", _teacher_default(), "env")
+    app.add_config_value("book_student_edition", _student_default(), "env")
+    # after every other extension's build-finished (book_downloads may also rewrite the
+    # _sources notebooks, as plain Markdown): the student notebook is what stays
+    app.connect("build-finished", student_downloads, priority=900)
     app.add_transform(DropSolutions)
     app.add_post_transform(ExerciseNumrefsAcrossPages)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

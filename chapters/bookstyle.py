@@ -16,6 +16,7 @@ Usage in a chapter's first code cell::
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -99,6 +100,10 @@ def use() -> None:
         pass
 
 
+# name -> value of every glue call in this kernel, for the autograder's solutions
+GLUED: dict = {}
+
+
 def glue(name: str, value):
     """Glue a number for the prose: ``{glue:text}`name:.4f``` then shows it formatted.
 
@@ -111,6 +116,8 @@ def glue(name: str, value):
     jupyter-book; Colab has neither) it does nothing: the number is only needed by
     the book's build, and a reader running the notebook sees the cells' own prints.
     """
+    plain = value.item() if hasattr(value, "item") and getattr(value, "ndim", 1) == 0 else value
+    GLUED[name] = plain  # what the autograder's solutions read (tools/autograde.py)
     try:
         from myst_nb import glue as _glue
     except ImportError:
@@ -123,21 +130,66 @@ def glue(name: str, value):
 # ---------------------------------------------------------------------------------------
 # Self-checks: ``check("8.1", answer)`` in an exercise tells the reader whether a number
 # is right without printing the book's own value. chapters/answers.json stores, for each
-# checked exercise, what to ask for, a hint, and for each number a salted digest of the
-# value rounded to the stated decimals (`python3 _ext/teaching.py answers` writes the
-# digests from the values the solutions glue or print; tests/test_selfcheck.py proves
-# that every check accepts the book's value and refuses a wrong one). A digest is not a
-# secret a determined reader cannot crack, only a number that is not in plain sight.
+# checked exercise, what to ask for, a hint, and for each number its tolerance and the
+# digests of the tolerance-wide bins that the interval [value - tolerance, value +
+# tolerance] touches (`python3 _ext/teaching.py answers` writes them from the values the
+# solutions glue or print; tests/test_selfcheck.py proves that every check accepts any
+# answer within the tolerance and refuses one more than twice the tolerance off).
+#
+# What a digest does and does not do: it keeps the value out of plain sight, it names no
+# cell of the solution (the `source` of a part is left out of every copy that leaves the
+# repository: tools/editions.py), and each one costs a slow key derivation (PBKDF2,
+# ITERATIONS rounds), so that trying every bin of a range takes minutes per number
+# instead of the milliseconds a plain hash took. It is not a secret: a reader can still
+# search for the answer by asking `check` often enough. Graded work uses the autograder
+# (tools/autograde.py), whose tests are never handed out.
 
 ANSWERS = Path(__file__).with_name("answers.json")
 _SALT = "rankeval-book"
+ITERATIONS = 20_000  # PBKDF2-SHA256 rounds per digest: about 8 ms each
 
 
-def answer_digest(exercise: str, part: int, rounded: int) -> str:
-    """The stored digest of part `part` (0-based) of `exercise` for an answer that,
-    times ``10**decimals``, rounds to the integer `rounded`."""
-    text = f"{_SALT}|{exercise}|{part}|{rounded}"
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:20]
+def part_salt(exercise: str, part: int) -> bytes:
+    """The salt of part `part` (0-based) of `exercise`: one per part, so that no work
+    done for one number serves another."""
+    return hashlib.sha256(f"{_SALT}|{exercise}|{part}".encode()).digest()[:16]
+
+
+@functools.lru_cache(maxsize=4096)
+def answer_digest(exercise: str, part: int, bin_index: int) -> str:
+    """The digest of bin `bin_index` of part `part` (0-based) of `exercise`.
+
+    A part with a tolerance ``t > 0`` cuts the number line into bins ``[k t, (k+1) t)``;
+    a part with tolerance 0 (a count, a position) has one bin per integer.
+    """
+    text = f"{exercise}|{part}|{bin_index}".encode()
+    return hashlib.pbkdf2_hmac("sha256", text, part_salt(exercise, part), ITERATIONS,
+                               dklen=10).hex()
+
+
+def tolerance(part: dict) -> float:
+    """A part's tolerance: its own ``tolerance``, else one step of its stated decimals
+    (0 for a whole number, which must be exact)."""
+    if "tolerance" in part:
+        value = float(part["tolerance"])
+        if not (math.isfinite(value) and value >= 0):
+            raise ValueError(f"answers.json: a tolerance must be >= 0, got {value!r}")
+        return value
+    return 10.0 ** -part["decimals"] if part["decimals"] else 0.0
+
+
+def bin_of(value: float, tol: float) -> int:
+    """The bin a number falls in: ``floor(value / tol)``, or the nearest integer when
+    the tolerance is 0 (a count must be exact, as it rounds)."""
+    return math.floor(value / tol) if tol > 0 else round(value)
+
+
+def bins_within(value: float, tol: float) -> list[int]:
+    """Every bin that [value - tol, value + tol] touches (one to three; four when a
+    rounding error puts an end just below a bin edge)."""
+    if tol == 0:
+        return [round(value)]
+    return list(range(bin_of(value - tol, tol), bin_of(value + tol, tol) + 1))
 
 
 def _answers() -> dict:
@@ -177,14 +229,12 @@ def _order(exercise: str) -> tuple[int, int]:
 
 
 def _part_is_right(exercise: str, index: int, part: dict, value: float) -> bool:
+    """Right when `value` falls in a bin that the book's interval touches: any value
+    within the tolerance is accepted, none more than twice the tolerance off."""
     if not math.isfinite(value):
         return False
-    scaled = round(value * 10 ** part["decimals"])
-    # a decimal answer may round one step away from the stored value; a whole number
-    # (a count, a position) must be exact
-    steps = (-1, 0, 1) if part["decimals"] else (0,)
-    return any(answer_digest(exercise, index, scaled + step) == part["digest"]
-               for step in steps)
+    tol = tolerance(part)
+    return answer_digest(exercise, index, bin_of(value, tol)) in part["digests"]
 
 
 def is_right(exercise: str, answer) -> list[bool]:

@@ -17,7 +17,6 @@ from _site import ROOT, chapter_files, is_redirect, redirects
 import rankeval
 
 sys.path.insert(0, str(ROOT))
-from tools import plain_notebook  # noqa: E402
 
 # Elements whose attribute makes the browser fetch something as the page loads.
 # An <a href> is a link the reader may follow, not a load, and is not listed.
@@ -151,10 +150,10 @@ def test_chapter_offers_its_notebook_for_download(site, chapter):
     link = f"../_sources/{chapter}.ipynb"
     assert f'href="{link}"' in html, f"{chapter}.html has no download button for its notebook"
     offered = json.loads((site / "_sources" / f"{chapter}.ipynb").read_text(encoding="utf-8"))
-    # the chapter in plain Markdown (tools/plain_notebook.py; tests/test_exports.py)
-    source = json.loads(plain_notebook.plain_text(ROOT / f"{chapter}.ipynb"))
     assert offered["nbformat"] == 4
-    assert offered == source
+    # the student notebook (issue 50; tools/editions.py), not the source notebook
+    assert offered["metadata"]["rankeval_book"] == {"edition": "student"}
+    assert "Solution to Exercise" not in json.dumps(offered)
     assert any(cell.get("outputs") for cell in offered["cells"]), "notebook without outputs"
 
 
