@@ -207,7 +207,7 @@ class RankevalMeasureFunctions(_Generated):
 RANX = {
     "P": "precision@k", "R": "recall@k", "Hits": "hits@k", "Success": "hit_rate@k",
     "F1": "f1@k", "Rprec": "r-precision", "RR": "mrr@k", "AP": "map@k", "DCG": "dcg@k",
-    "nDCG": "ndcg@k", "Bpref": "bpref", "RBP": "rbp.95@k (p = 0.95)",
+    "nDCG": "ndcg@k", "Bpref": "bpref", "RBP": "rbp.95 (p = 0.95)",
 }
 
 CUTOFF_RULE = {
@@ -258,9 +258,10 @@ def _bound(x: float) -> str:
 def measure_entry(d) -> list[str]:
     """The catalogue's reStructuredText for one declaration."""
     import rankeval
-    from rankeval.measures.registry import _CUT_LETTER, _spelling, show
+    from rankeval.measures.registry import _CUT_LETTER, show
 
-    spelling = _spelling(d)
+    spelling = d.name + {"optional": "@k", "required": "@k", "recall": "@r",
+                         "multiple": "@m"}.get(d.cutoff, "")
     label = "measure-" + re.sub(r"[^a-z0-9]+", "-", d.name.lower()).strip("-")
     names = [f"rankeval ``{spelling}``"]
     if d.aliases:
