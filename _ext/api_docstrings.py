@@ -441,6 +441,7 @@ def ignore_literal_types(app: Sphinx, config) -> None:
 
 
 def setup(app: Sphinx) -> dict:
+    app.setup_extension("pdf_edition")  # the PDF's appendices and tall tables (_ext/)
     app.connect("missing-reference", same_object)
     app.connect("config-inited", ignore_literal_types)
     app.add_directive("rankeval-summary", RankevalSummary)
