@@ -177,3 +177,41 @@ def test_api_pages_are_in_the_table_of_contents():
     for page in ("api", "api_measures", "api_metrics", "api_modules", "api_internals"):
         assert f"file: reference/{page}\n" in toc, page
         assert (ROOT / "reference" / f"{page}.rst").is_file(), page
+
+
+def test_pdf_appendices_start_at_the_first_unnumbered_part(tmp_path):
+    """A LaTeX build of a two-part book: ``\\appendix`` once, before the unnumbered part's
+    first page (a page's own raw ``\\appendix`` dropped), and a tall table breakable."""
+    from sphinx.application import Sphinx
+
+    (tmp_path / "conf.py").write_text(
+        f"import sys\nsys.path.insert(0, {str(ROOT / '_ext')!r})\n"
+        "extensions = ['pdf_edition']\nroot_doc = 'index'\n")
+    (tmp_path / "_toc.yml").write_text(
+        "format: jb-book\nroot: index\nparts:\n  - caption: Chapters\n    numbered: true\n"
+        "    chapters:\n      - file: one\n  - caption: Guide\n    chapters:\n"
+        "      - file: two\n      - file: three\n")
+    (tmp_path / "index.rst").write_text("Book\n====\n\n.. toctree::\n\n   one\n   two\n   three\n")
+    rows = "\n".join(f"   * - r{i}\n     - {i}" for i in range(12))
+    (tmp_path / "one.rst").write_text(
+        f"One\n===\n\n.. list-table::\n   :header-rows: 1\n\n   * - a\n     - b\n{rows}\n")
+    (tmp_path / "two.rst").write_text("Two\n===\n\nText.\n")
+    (tmp_path / "three.rst").write_text(".. raw:: latex\n\n   \\appendix\n\nThree\n=====\n")
+    app = Sphinx(tmp_path, tmp_path, tmp_path / "out", tmp_path / "doctrees", "latex",
+                 status=None, warning=None, freshenv=True)
+    app.build()
+    tex = next((tmp_path / "out").glob("*.tex")).read_text()
+    assert tex.count("\\appendix") == 1
+    assert tex.index("\\chapter{One}") < tex.index("\\appendix") < tex.index("\\chapter{Two}")
+    assert "\\begin{longtable}" in tex  # 12 rows: breakable across pages
+
+
+def test_pdf_first_unnumbered_file_of_the_book_is_the_guide():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("pdf_edition", ROOT / "_ext" / "pdf_edition.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    toc = (ROOT / "_toc.yml").read_text()
+    first = module.first_unnumbered_file(toc)
+    assert first is not None and first.startswith("guide/"), first
