@@ -326,30 +326,56 @@ class RankevalMeasureCatalogue(_Generated):
         return node.children
 
 
+HELP_WIDTH = 80  # the book's longest code line: it fits the column at 1300 px
+
+
+def cli_help() -> str:
+    """``python -m rankeval --help`` as its parser prints it, HELP_WIDTH characters a line:
+    argparse wraps the help texts at $COLUMNS, and a line of option names it does not
+    wrap is broken after a comma. The list of measures at its end is left out (the
+    catalogue's page has it)."""
+    import contextlib
+    import io
+    import os
+
+    from rankeval import cli
+
+    text = io.StringIO()
+    columns = os.environ.get("COLUMNS")
+    os.environ["COLUMNS"] = str(HELP_WIDTH + 2)  # argparse keeps a margin of 2
+    try:
+        with contextlib.redirect_stdout(text), contextlib.suppress(SystemExit):
+            cli.main(["--help"])
+    finally:
+        if columns is None:
+            os.environ.pop("COLUMNS")
+        else:
+            os.environ["COLUMNS"] = columns
+    from rankeval.measures import describe
+
+    # the measures' lines (describe(), up to 150 characters) are the measure catalogue's
+    # page on the website
+    shown = text.getvalue().replace(
+        describe().rstrip("\n"), "  [one line per measure: the measure catalogue lists them]")
+    lines: list[str] = []
+    for line in shown.splitlines():
+        while len(line) > HELP_WIDTH and ", " in line[:HELP_WIDTH]:
+            cut = line.rindex(", ", 0, HELP_WIDTH) + 1
+            indent = len(line) - len(line.lstrip()) + 2
+            lines.append(line[:cut])
+            line = " " * indent + line[cut:].lstrip()
+        lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
 class RankevalCliHelp(Directive):
     """The command line's ``--help``, from its parser, as a literal block."""
 
     has_content = False
 
     def run(self):
-        import contextlib
-        import io
-        import os
-
-        from rankeval import cli
-
-        text = io.StringIO()
-        columns = os.environ.get("COLUMNS")
-        os.environ["COLUMNS"] = "88"  # argparse wraps at the terminal's width: fix it
-        try:
-            with contextlib.redirect_stdout(text), contextlib.suppress(SystemExit):
-                cli.main(["--help"])
-        finally:
-            if columns is None:
-                os.environ.pop("COLUMNS")
-            else:
-                os.environ["COLUMNS"] = columns
-        block = nodes.literal_block(text.getvalue(), text.getvalue())
+        text = cli_help()
+        block = nodes.literal_block(text, text)
         block["language"] = "text"
         return [block]
 

@@ -215,3 +215,13 @@ def test_pdf_first_unnumbered_file_of_the_book_is_the_guide():
     toc = (ROOT / "_toc.yml").read_text()
     first = module.first_unnumbered_file(toc)
     assert first is not None and first.startswith("guide/"), first
+
+
+def test_cli_help_on_the_api_page_fits_the_code_column():
+    """The API page's copy of ``--help`` (generated from the parser): every option, no
+    line longer than the book's 80 characters (the column's width at 1300 px)."""
+    ext = _api_extension()
+    text = ext.cli_help()
+    assert max(len(line) for line in text.splitlines()) <= 80
+    for option in ("--measures", "--per-query", "--complete", "--format", "--subtopics"):
+        assert option in text, option
