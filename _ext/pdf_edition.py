@@ -12,7 +12,8 @@ so that the lettering starts once, at that page.
 Tall tables. Sphinx sets a table of up to 30 rows in a ``tabulary``, which cannot break
 across pages: a tall one moves to the next page and leaves most of the page before it
 blank. A table of more than ``BREAKABLE_ROWS`` rows gets the class
-``longtable``, so it breaks across pages like the longer ones. Only a table placed
+``longtable``, so it breaks across pages like the longer ones, and its columns widths
+in proportion to their text, so that they wrap. Only a table placed
 directly in a section: in an admonition, a list, a notebook cell's container or another
 table LaTeX's ``longtable`` cannot go (or may not).
 """
@@ -70,9 +71,29 @@ class PdfLayout(SphinxPostTransform):
             logging.getLogger(__name__).warning(
                 "pdf_edition: %s (the first unnumbered page of _toc.yml) is not in the "
                 "LaTeX document, so no page starts the appendices", start)
-        for table in self.document.findall(nodes.table):
+        for table in list(self.document.findall(nodes.table)):
             if self._stands_in_text(table) and self._rows(table) > BREAKABLE_ROWS:
-                table["classes"] = [*table["classes"], "longtable"]
+                self._breakable(table)
+
+    @staticmethod
+    def _breakable(table: nodes.table) -> None:
+        """longtable, with columns that wrap: Sphinx sets a longtable's columns as
+        ``l`` (one line each, off the page) unless widths are given, so each column gets
+        a width in proportion to its longest cell's text (from 6 to 60 characters)."""
+        tgroup = next(iter(table.findall(nodes.tgroup)), None)
+        if tgroup is None:
+            return
+        colspecs = [c for c in tgroup.children if isinstance(c, nodes.colspec)]
+        longest = [6] * len(colspecs)
+        for row in tgroup.findall(nodes.row):
+            entries = [e for e in row.children if isinstance(e, nodes.entry)]
+            if len(entries) != len(colspecs) or any(e.get("morecols") for e in entries):
+                return  # a spanning cell: leave the table to Sphinx
+            for i, entry in enumerate(entries):
+                longest[i] = max(longest[i], min(60, len(entry.astext())))
+        for colspec, width in zip(colspecs, longest, strict=True):
+            colspec["colwidth"] = width
+        table["classes"] = [*table["classes"], "longtable", "colwidths-given"]
 
     @staticmethod
     def _rows(table: nodes.table) -> int:

@@ -203,7 +203,8 @@ def test_pdf_appendices_start_at_the_first_unnumbered_part(tmp_path):
     tex = next((tmp_path / "out").glob("*.tex")).read_text()
     assert tex.count("\\appendix") == 1
     assert tex.index("\\chapter{One}") < tex.index("\\appendix") < tex.index("\\chapter{Two}")
-    assert "\\begin{longtable}" in tex  # 12 rows: breakable across pages
+    # 12 rows: breakable across pages, with columns that wrap (\X, not one-line l)
+    assert re.search(r"\\begin\{longtable\}\{\|?\\X\{", tex), tex[tex.find("longtable"):][:80]
 
 
 def test_pdf_first_unnumbered_file_of_the_book_is_the_guide():
