@@ -13,7 +13,7 @@ Tall tables. Sphinx sets a table of up to 30 rows in a ``tabulary``, which canno
 across pages: a tall one moves to the next page and leaves most of the page before it
 blank. A table of more than ``BREAKABLE_ROWS`` rows gets the class
 ``longtable``, so it breaks across pages like the longer ones, and its columns widths
-in proportion to their text, so that they wrap. Only a table placed
+from their text (column_widths), so that they wrap. Only a table placed
 directly in a section: in an admonition, a list, a notebook cell's container or another
 table LaTeX's ``longtable`` cannot go (or may not).
 """
@@ -28,7 +28,8 @@ from sphinx import addnodes
 from sphinx.application import Sphinx
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
-BREAKABLE_ROWS = 10
+BREAKABLE_ROWS = 15
+LINE = 90  # characters of a table's small type on a line of the page
 APPENDIX = re.compile(r"^[ \t]*\\appendix[ \t]*$\n?", re.M)
 
 
@@ -41,6 +42,23 @@ def first_unnumbered_file(toc: str) -> str | None:
         if not part.get("numbered") and part.get("chapters"):
             return part["chapters"][0]["file"]
     return None
+
+
+def column_widths(columns: list[list[str]], line: int = LINE) -> list[int]:
+    """Widths, in characters, of a table's columns on a line of ``line`` characters: each
+    column first gets its longest word (which cannot break), then the rest of the line
+    goes to the columns in proportion to what their longest cell (up to 60 characters)
+    still needs; a column that needs no more gets no more."""
+    words = [max((len(w) for cell in col for w in cell.split()), default=1) + 1
+             for col in columns]
+    wanted = [max(words[i], min(60, max((len(c) for c in col), default=1)))
+              for i, col in enumerate(columns)]
+    rest = line - sum(words)
+    extra = [w - m for w, m in zip(wanted, words, strict=True)]
+    if rest <= 0 or not sum(extra):
+        return words
+    share = min(1.0, rest / sum(extra))
+    return [m + round(e * share) for m, e in zip(words, extra, strict=True)]
 
 
 class PdfLayout(SphinxPostTransform):
@@ -78,20 +96,19 @@ class PdfLayout(SphinxPostTransform):
     @staticmethod
     def _breakable(table: nodes.table) -> None:
         """longtable, with columns that wrap: Sphinx sets a longtable's columns as
-        ``l`` (one line each, off the page) unless widths are given, so each column gets
-        a width in proportion to its longest cell's text (from 6 to 60 characters)."""
+        ``l`` (one line each, off the page) unless widths are given (column_widths)."""
         tgroup = next(iter(table.findall(nodes.tgroup)), None)
         if tgroup is None:
             return
         colspecs = [c for c in tgroup.children if isinstance(c, nodes.colspec)]
-        longest = [6] * len(colspecs)
+        texts: list[list[str]] = [[] for _ in colspecs]
         for row in tgroup.findall(nodes.row):
             entries = [e for e in row.children if isinstance(e, nodes.entry)]
             if len(entries) != len(colspecs) or any(e.get("morecols") for e in entries):
                 return  # a spanning cell: leave the table to Sphinx
             for i, entry in enumerate(entries):
-                longest[i] = max(longest[i], min(60, len(entry.astext())))
-        for colspec, width in zip(colspecs, longest, strict=True):
+                texts[i].append(entry.astext())
+        for colspec, width in zip(colspecs, column_widths(texts), strict=True):
             colspec["colwidth"] = width
         table["classes"] = [*table["classes"], "longtable", "colwidths-given"]
 

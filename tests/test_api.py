@@ -192,7 +192,7 @@ def test_pdf_appendices_start_at_the_first_unnumbered_part(tmp_path):
         "    chapters:\n      - file: one\n  - caption: Guide\n    chapters:\n"
         "      - file: two\n      - file: three\n")
     (tmp_path / "index.rst").write_text("Book\n====\n\n.. toctree::\n\n   one\n   two\n   three\n")
-    rows = "\n".join(f"   * - r{i}\n     - {i}" for i in range(12))
+    rows = "\n".join(f"   * - r{i}\n     - {i}" for i in range(20))
     (tmp_path / "one.rst").write_text(
         f"One\n===\n\n.. list-table::\n   :header-rows: 1\n\n   * - a\n     - b\n{rows}\n")
     (tmp_path / "two.rst").write_text("Two\n===\n\nText.\n")
@@ -203,7 +203,7 @@ def test_pdf_appendices_start_at_the_first_unnumbered_part(tmp_path):
     tex = next((tmp_path / "out").glob("*.tex")).read_text()
     assert tex.count("\\appendix") == 1
     assert tex.index("\\chapter{One}") < tex.index("\\appendix") < tex.index("\\chapter{Two}")
-    # 12 rows: breakable across pages, with columns that wrap (\X, not one-line l)
+    # 20 rows: breakable across pages, with columns that wrap (\X, not one-line l)
     assert re.search(r"\\begin\{longtable\}\{\|?\\X\{", tex), tex[tex.find("longtable"):][:80]
 
 
@@ -216,6 +216,10 @@ def test_pdf_first_unnumbered_file_of_the_book_is_the_guide():
     toc = (ROOT / "_toc.yml").read_text()
     first = module.first_unnumbered_file(toc)
     assert first is not None and first.startswith("guide/"), first
+    # a table's columns: each at least its longest word, the line shared by the rest
+    widths = module.column_widths([["week", "1"], ["a long text " * 10, "x"], ["ab"]], 60)
+    assert widths[0] >= 5 and widths[2] >= 3 and sum(widths) <= 61
+    assert widths[1] > widths[0]
 
 
 def test_cli_help_on_the_api_page_fits_the_code_column():
