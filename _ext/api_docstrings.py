@@ -40,6 +40,12 @@ page (ARCHITECTURE.md, "Adding a measure"):
 parser. And a transform undoes docutils' e-mail autolinking: ``IPrec@0.1`` or
 ``P@1000`` in plain text is a measure name, not an address, so an autolinked
 "address" becomes an inline literal, as a measure name is written.
+
+A docstring may name an object as its own module sees it (``tukey_hsd`` in
+``rankeval.stats.multiple``); a reference that stays unresolved is linked to the one
+entry that documents the very same Python object (same_object), and only then.
+
+It also loads pdf_edition.py (this folder): the PDF's appendices and tall tables.
 """
 
 from __future__ import annotations
