@@ -472,7 +472,24 @@ def ignore_literal_types(app: Sphinx, config) -> None:
                                    ("py:class", r'callable|"[^"]*"')]
 
 
+def catalogue_for_table(app: Sphinx, what, name: str, obj, options, lines: list[str]) -> None:
+    """rankeval.measures' docstring carries the registry's tables of measures (for
+    ``help(rankeval.measures)``); in the book the measure catalogue, one entry per
+    measure, takes their place (three tall tables did not fit a phone's screens)."""
+    if what != "module" or name != "rankeval.measures":
+        return
+    from rankeval.measures import table
+
+    text = "\n".join(lines)
+    tables = table()
+    if tables in text:
+        pointer = ("The :doc:`measure catalogue </reference/api_measures>` lists every "
+                   "measure, generated from ``DECLARATIONS``.")
+        lines[:] = text.replace(tables, pointer).split("\n")
+
+
 def setup(app: Sphinx) -> dict:
+    app.connect("autodoc-process-docstring", catalogue_for_table, priority=400)
     app.setup_extension("pdf_edition")  # the PDF's appendices and tall tables (_ext/)
     app.connect("missing-reference", same_object)
     app.connect("config-inited", ignore_literal_types)

@@ -230,3 +230,15 @@ def test_cli_help_on_the_api_page_fits_the_code_column():
     assert max(len(line) for line in text.splitlines()) <= 80
     for option in ("--measures", "--per-query", "--complete", "--format", "--subtopics"):
         assert option in text, option
+
+
+def test_internals_page_points_to_the_catalogue_instead_of_the_tables():
+    import rankeval.measures
+
+    ext = _api_extension()
+    lines = rankeval.measures.__doc__.splitlines()
+    assert ".. rubric::" in "\n".join(lines)  # help() keeps the tables
+    ext.catalogue_for_table(None, "module", "rankeval.measures", rankeval.measures, {}, lines)
+    text = "\n".join(lines)
+    assert ".. rubric::" not in text and "/reference/api_measures" in text
+    assert "No default depends on the data" in text  # the rest of the docstring stays
