@@ -201,9 +201,11 @@ class Declaration:
         parameter text (``ndcg_0=0,1=1``), as trec_eval prints it.
     trec_eval_cuts : tuple
         trec_eval's default cut-offs of the family (``P`` alone is P@5 ... P@1000).
-    print_order, print_order_cut : int
-        Positions of ``trec_eval`` and ``trec_eval_cut`` in trec_eval 10's
-        measure table (``measures.c``): the order of its output.
+    print_order : int
+        Position of ``trec_eval`` in trec_eval 10's measure table
+        (``measures.c``): the order of its output.
+    print_order_cut : int
+        Position of ``trec_eval_cut`` in that table.
     cutoff : {"optional", "required", "none", "recall", "multiple"}
         What may follow ``@``: a rank cut-off k, (``"recall"``) a recall
         level in [0, 1], or (``"multiple"``) a multiple of R, a number >= 0.
