@@ -181,7 +181,7 @@ def _fixed(values, kind, digits):
     size = np.abs(v)
     with np.errstate(invalid="ignore", over="ignore"):
         if kind == "sum":
-            scaled = size
+            scaled = v  # (signed: int(round(-0.4)) is 0, written "0")
             fast = np.isfinite(v) & (size < 2.0**52)
         else:
             scaled = size * 10.0**digits
@@ -195,8 +195,9 @@ def _fixed(values, kind, digits):
         fraction = pc.utf8_lpad(pc.cast(pa.array(n % unit), pa.string()), digits, "0")
         text = pc.binary_join_element_wise(pc.cast(pa.array(n // unit), pa.string()),
                                            fraction, ".")  # fmt: skip
-    text = pc.binary_join_element_wise(
-        pa.array(np.where(np.signbit(v), "-", "")), text, "")
+    if kind != "sum":  # format keeps the sign of a value that rounds to zero
+        text = pc.binary_join_element_wise(
+            pa.array(np.where(np.signbit(v), "-", "")), text, "")
     if not fast.all():
         slow = [number(x, kind, digits) for x in v[~fast].tolist()]
         text = pc.replace_with_mask(text, pa.array(~fast), pa.array(slow, pa.string()))
