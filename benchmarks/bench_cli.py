@@ -125,6 +125,33 @@ sys.exit(main(sys.argv[4:]))
 """
 
 
+WRITERS_ALONE = r"""
+import json, os, sys, time
+sys.path[:0] = [sys.argv[1], sys.argv[2]]
+import bench_cli
+from rankeval.reporting import text
+from rankeval.cli import main
+caught = {}
+def capture(results, options):
+    caught.update(results=results, options=options)
+    return iter(())
+text.lines = capture
+assert main(sys.argv[4:]) == 0
+results, options = caught["results"], caught["options"]
+old = bench_cli._line_by_line()[options.format]
+times = {"before": [], "now": []}
+with open(os.devnull, "w", encoding="utf-8") as sink:
+    for _ in range(int(sys.argv[3])):
+        start = time.perf_counter()
+        bench_cli._old_write_lines(old(results, options), sink.write)
+        times["before"].append(time.perf_counter() - start)
+        start = time.perf_counter()
+        text.write_lines(text._LINES[options.format](results, options), sink.write)
+        times["now"].append(time.perf_counter() - start)
+print(json.dumps(times))
+"""
+
+
 # --- measuring ----------------------------------------------------------------------------
 
 
@@ -229,6 +256,16 @@ def main(argv=None) -> int:
     print(f"\nthe per-query lines' own cost (-q time less the summary-only time): "
           f"before {median['rankeval -q, line by line (before)'] - summary:.2f} s, "
           f"now {median['rankeval -q, in bulk (now)'] - summary:.2f} s")
+    alone = subprocess.run(
+        [sys.executable, "-c", WRITERS_ALONE, str(REPO), str(HERE), str(max(3, args.repeat)),
+         "-q", "-m", args.measures, *files], capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    alone = json.loads(alone.stdout.strip().splitlines()[-1])
+    best = {k: min(v) for k, v in alone.items()}
+    print(f"the writers alone, in one process on the same results (best of "
+          f"{len(alone['now'])}, to {os.devnull}): before {best['before']:.2f} s, now "
+          f"{best['now']:.2f} s ({best['now'] / best['before']:.2f}x; "
+          f"{best['before'] / n_lines * 1e6:.2f} and {best['now'] / n_lines * 1e6:.2f} us a line)")
     print("checks: " + "; ".join(f"{what}: {ok}" for what, ok in checks.items()))
     return 0 if all(checks.values()) else 1
 

@@ -86,12 +86,12 @@ class RunResult:
             keep = np.asarray(self.in_run, dtype=bool)
         index = self.table.index if keep is None else self.table.index[keep]
         queries = [str(q) for q in index.tolist()]
-        shown = []
-        for j in range(len(self.labels)):
-            if not self.shown[j]:
-                continue
-            values = np.asarray(self.table.iloc[:, j], dtype=np.float64)
-            shown.append((self.labels[j], self.kinds[j], values if keep is None else values[keep]))
+        # (one array for the whole table: a column taken by iloc copies the frame's attrs)
+        table = self.table.to_numpy(dtype=np.float64)
+        if keep is not None:
+            table = table[keep]
+        shown = [(self.labels[j], self.kinds[j], table[:, j])
+                 for j in range(len(self.labels)) if self.shown[j]]  # fmt: skip
         return queries, shown
 
     def summary(self):
