@@ -151,7 +151,7 @@ def runid_line(value) -> str:
 # tails interleaved: an index array that NumPy builds and pyarrow's take gathers into one
 # buffer, decoded into one string.
 
-_BLOCK = 4096  # queries per block of text
+_BLOCK = 1024  # queries per block of text (about 4 MB of all_trec lines)
 
 
 def _distinct(values):
