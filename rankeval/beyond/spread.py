@@ -237,7 +237,8 @@ def ranking_equal_opportunity(run, groups: Mapping, test: Mapping, k=None) -> fl
     >>> from rankeval.beyond.spread import ranking_equal_opportunity
     >>> groups = {"a": "head", "b": "head", "c": "tail", "d": "tail"}
     >>> run = {"u1": ["a", "c"], "u2": ["b", "a"]}
-    >>> round(ranking_equal_opportunity(run, groups, {"u1": ["a", "d"], "u2": ["c"]}), 4)
+    >>> test = {"u1": ["a", "d"], "u2": ["c"]}
+    >>> round(ranking_equal_opportunity(run, groups, test), 4)
     1.0
     """
     group_of, names = _group_of(groups)

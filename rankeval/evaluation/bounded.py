@@ -270,7 +270,7 @@ def remove_stale_folders(directory: str | None = None) -> list:
     >>> import os, tempfile
     >>> from rankeval.evaluation.bounded import remove_stale_folders
     >>> with tempfile.TemporaryDirectory() as base:
-    ...     os.mkdir(os.path.join(base, "rankeval-1-no-marker"))  # not provably ours
+    ...     os.mkdir(os.path.join(base, "rankeval-1-no-marker"))  # not ours
     ...     print(remove_stale_folders(base), os.listdir(base))
     [] ['rankeval-1-no-marker']
     """

@@ -340,9 +340,10 @@ def fuse(runs, method: str = "rrf", *, norm: str | None = None, weights=None, k=
 
     .. math::
 
-       \text{CombSUM} = \sum_{i \in R(d)} s_i(d), \quad
-       \text{CombMNZ} = n \sum_{i \in R(d)} s_i(d), \quad
-       \text{RRF} = \sum_{i \in R(d)} \frac{1}{k + r_i(d)}, \quad
+       \text{CombSUM} = \sum_{i \in R(d)} s_i(d), \qquad
+       \text{CombMNZ} = n \sum_{i \in R(d)} s_i(d),
+
+       \text{RRF} = \sum_{i \in R(d)} \frac{1}{k + r_i(d)}, \qquad
        \text{RBC} = \sum_{i \in R(d)} (1 - \phi)\,\phi^{r_i(d) - 1}.
 
     CombANZ divides the sum by :math:`n`; gmnz multiplies it by :math:`n^\gamma`; wsum is

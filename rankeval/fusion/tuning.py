@@ -103,8 +103,8 @@ def tune_weights(qrels, runs, measure: str, *, train_queries, method: str = "wsu
     ...            "q3": {"c": 2.0, "x": 1.0}}
     >>> dense = {"q1": {"x": 2.0, "a": 1.0}, "q2": {"b": 2.0, "x": 1.0},
     ...          "q3": {"x": 2.0, "c": 1.0}}
-    >>> result = tune_weights(qrels, [lexical, dense], "RR", train_queries=["q1", "q2"],
-    ...                       step=0.5)
+    >>> result = tune_weights(qrels, [lexical, dense], "RR",
+    ...                       train_queries=["q1", "q2"], step=0.5)
     >>> result.weights, result.train, result.held_out
     ((0.0, 1.0), 0.75, 0.5)
     """

@@ -113,7 +113,8 @@ def fallout_at_k(relevance, k=None, *, n_nonrelevant="in_list", threshold=1):
     Examples
     --------
     >>> from rankeval.metrics.classification import fallout_at_k
-    >>> fallout_at_k([1, 0, float("nan"), 0, 1], k=3, n_nonrelevant=4)  # one of 4 shown
+    >>> grades = [1, 0, float("nan"), 0, 1]  # NaN: unjudged
+    >>> fallout_at_k(grades, k=3, n_nonrelevant=4)  # one of the 4 shown
     0.25
     """
     batch = as_judged_batch(relevance)

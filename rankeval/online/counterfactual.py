@@ -280,13 +280,15 @@ def counterfactual_dcg(clicks, shown, target, *, examination, placement=None, k=
     :math:`a_{tj} = \mathbf{1}[y_{tj} = d_{tj}]`:
 
     .. math::
-       \hat{\mathcal{V}}_{\text{naive}} = \frac{1}{T}\sum_{t,j} c_{tj}\,w(r_t(d_{tj})),\qquad
+       \hat{\mathcal{V}}_{\text{naive}} = \frac{1}{T}\sum_{t,j} c_{tj}\,w(r_t(d_{tj})),
+
        \hat{\mathcal{V}}_{\text{item-IPS}} = \frac{1}{T}\sum_{t,j}
            \frac{c_{tj}\,w(r_t(d_{tj}))}{e_j},
 
     .. math::
        \hat{\mathcal{V}}_{\text{IPS}} = \frac{1}{T}\sum_{t}\sum_{j \le k}
-           \frac{a_{tj}\, c_{tj}\,w(j)}{\phi_{tj}\,e_j},\qquad
+           \frac{a_{tj}\, c_{tj}\,w(j)}{\phi_{tj}\,e_j},
+
        \hat{\mathcal{V}}_{\text{SNIPS}} = \hat{\mathcal{V}}_{\text{IPS}}\;
            \frac{\sum_{t}\sum_{j\le k} \mathbf{1}[y_{tj} \text{ exists}]}
                 {\sum_{t}\sum_{j \le k} a_{tj}/\phi_{tj}},
@@ -297,7 +299,8 @@ def counterfactual_dcg(clicks, shown, target, *, examination, placement=None, k=
 
     .. math::
        \hat{\mathcal{V}}_{\text{DM}} = \frac{1}{T}\sum_{t}\sum_{j \le k}
-           \hat\pi(y_{tj})\,w(j),\qquad
+           \hat\pi(y_{tj})\,w(j),
+
        \hat{\mathcal{V}}_{\text{DR}} = \frac{1}{T}\sum_{t}\sum_{j \le k} w(j)
            \Big[\hat\pi(y_{tj}) + \frac{a_{tj}}{\phi_{tj}}
            \Big(\frac{c_{tj}}{e_j} - \hat\pi(y_{tj})\Big)\Big].
@@ -307,7 +310,8 @@ def counterfactual_dcg(clicks, shown, target, *, examination, placement=None, k=
 
     .. math::
        \hat{\mathcal{V}}_{\text{cascade}} = \frac{1}{T}\sum_{t}\sum_{j \le k}
-           \frac{a_{t,\le j}\, c_{tj}\,w(j)}{\phi_{t,\le j}\,e_j},\qquad
+           \frac{a_{t,\le j}\, c_{tj}\,w(j)}{\phi_{t,\le j}\,e_j},
+
        \hat{\mathcal{V}}_{\text{list}} = \frac{1}{T}\sum_{t}
            \frac{a_{t,\le k}}{\phi_{t,\le k}}\sum_{j \le k} \frac{c_{tj}\,w(j)}{e_j}.
 
@@ -433,8 +437,9 @@ def counterfactual_interval(clicks, shown, target, *, examination, placement=Non
     placement probability 1/2 each time), and it was clicked once:
 
     >>> from rankeval.online import counterfactual_interval
+    >>> clicks, shown = [[1], [0], [0], [1]], [[7], [7], [8], [8]]
     >>> out = counterfactual_interval(
-    ...     [[1], [0], [0], [1]], [[7], [7], [8], [8]], [[7]] * 4, examination=[1.0],
+    ...     clicks, shown, [[7]] * 4, examination=[1.0],
     ...     placement=[[0.5]] * 4, estimator="ips")
     >>> out["estimate"], round(out["se"], 4), out["ess"], out["slots"]
     (0.5, 0.5, 2.0, 4)

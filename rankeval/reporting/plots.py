@@ -69,7 +69,8 @@ def precision_recall_plot(qrels, runs, *, ax=None, **settings):
     --------
     >>> from rankeval.reporting.plots import precision_recall_plot
     >>> qrels = {"q": {"a": 1, "b": 1}}
-    >>> ax = precision_recall_plot(qrels, {"run": {"q": {"a": 2.0, "x": 1.5, "b": 1.0}}})
+    >>> run = {"q": {"a": 2.0, "x": 1.5, "b": 1.0}}
+    >>> ax = precision_recall_plot(qrels, {"run": run})
     >>> ax.rankeval_data.loc["run", [0.0, 0.5, 1.0]].tolist()
     [1.0, 1.0, 0.6666666666666666]
     """

@@ -78,9 +78,11 @@ def rank_biased_overlap(a, b, p: float = 0.9) -> float:
 
     .. math::
 
-       \mathrm{RBO_{ext}} = \frac{1-p}{p}\left(\sum_{d=1}^{l} \frac{X_d}{d}\,p^{d}
-       + \sum_{d=s+1}^{l} \frac{X_s (d-s)}{s\,d}\,p^{d}\right)
-       + \left(\frac{X_l - X_s}{l} + \frac{X_s}{s}\right) p^{l}.
+       \begin{aligned}
+       \mathrm{RBO_{ext}} ={}& \frac{1-p}{p}\left(\sum_{d=1}^{l} \frac{X_d}{d}\,p^{d}
+         + \sum_{d=s+1}^{l} \frac{X_s (d-s)}{s\,d}\,p^{d}\right) \\
+         &+ \left(\frac{X_l - X_s}{l} + \frac{X_s}{s}\right) p^{l}.
+       \end{aligned}
 
     It assumes the agreement seen at the lists' ends continues below them. Two empty lists
     give 1 (they agree on everything they show); one empty list gives 0.
