@@ -270,7 +270,7 @@ MEASURES = {
         (Metric("hit_at_k", lambda r: hit_at_k(r, 2), k=lambda r, k: hit_at_k(r, k)),)),
     "AP": Row(
         "AP", lambda f, g, J: f(_z(g), n_relevant=(J >= 1).sum()),
-        ["AP", "AP@5", "AP@200", "AP(rel=2)@50"],
+        ["AP", "AP@5", "AP@200", "AP(rel=2)@50", "AP(cap=True)@5"],
         (Metric("average_precision", lambda r: average_precision(r),
                 k=lambda r, k: average_precision(r, k)),
          Metric("average_precision@3", lambda r: average_precision(r, 3)),

@@ -276,3 +276,39 @@ def test_matches_trec_eval_map_and_map_cut(level):
 def test_bad_input(kwargs, exc, match):
     with pytest.raises(exc, match=match):
         average_precision(**kwargs)
+
+
+def _recommender_map_at_k(grades, relevant_total, k):
+    """RecBole's MAP@k (recbole/evaluator/metrics.py, MAP.metric_info) written out: the
+    precisions at the relevant ranks of the top k, summed, over min(k, |R|)."""
+    hits, total = 0, 0.0
+    for i, g in enumerate(grades[:k], start=1):
+        if g >= 1:
+            hits += 1
+            total += hits / i
+    return total / min(k, relevant_total) if relevant_total else 0.0
+
+
+def test_cap_at_k_is_the_recommender_map_at_k():
+    import numpy as np
+
+    from rankeval import average_precision, evaluate
+
+    rng = np.random.default_rng(5)
+    for _ in range(200):
+        n = int(rng.integers(1, 12))
+        grades = rng.integers(0, 2, n)
+        total = int(grades.sum()) + int(rng.integers(0, 4))
+        k = int(rng.integers(1, 14))
+        got = average_precision(grades, k, n_relevant=total, cap_at_k=True)
+        assert got == pytest.approx(_recommender_map_at_k(list(grades), total, k))
+    # through evaluate, by hand: relevant at ranks 1 and 3 of 4 relevant; cut at 3
+    qrels = {"u": {"a": 1, "b": 1, "c": 1, "d": 1}}
+    run = {"u": {"a": 0.9, "x": 0.8, "b": 0.7}}
+    table = evaluate(qrels, run, ["AP@3", "AP(cap=True)@3"])
+    assert table.loc["u", "AP@3"] == pytest.approx((1 + 2 / 3) / 4)
+    assert table.loc["u", "AP(cap=True)@3"] == pytest.approx((1 + 2 / 3) / 3)
+    with pytest.raises(ValueError, match="give a cut-off"):
+        evaluate(qrels, run, ["AP(cap=True)"])
+    with pytest.raises(ValueError, match="give a cut-off k"):
+        average_precision([1, 0], cap_at_k=True)

@@ -8,14 +8,15 @@ from __future__ import annotations
 import numpy as np
 
 from .block import RankedBlock
-from .declaration import REL, Declaration, relevant
+from .declaration import REL, Declaration, Param, relevant
 from .portable import row_sum
 from .validation import as_batch, check_k, check_n_relevant, check_threshold, finish
 
 __all__ = ["average_precision"]
 
 
-def average_precision(relevance, k=None, *, n_relevant="in_list", threshold=1):
+def average_precision(relevance, k=None, *, n_relevant="in_list", threshold=1,
+                      cap_at_k=False):
     r"""Mean of the precisions P@i taken at the ranks i that hold a relevant item.
 
     Parameters
@@ -45,6 +46,12 @@ def average_precision(relevance, k=None, *, n_relevant="in_list", threshold=1):
         right one; see Notes.
     threshold : float, default=1
         A grade ``>= threshold`` counts as relevant.
+    cap_at_k : bool, default=False
+        Divide by :math:`\min(k, D)` instead of :math:`D`: the recommender MAP@k of
+        RecBole (``MAP@k``), Microsoft Recommenders (``map_at_k``) and Spark MLlib
+        (``meanAveragePrecisionAt(k)``), under which a list that fills its top ``k``
+        with relevant items scores 1 however many relevant items the user has.
+        Needs ``k``. In :func:`rankeval.evaluate`: ``AP(cap=True)@k``.
 
     Returns
     -------
@@ -81,8 +88,8 @@ def average_precision(relevance, k=None, *, n_relevant="in_list", threshold=1):
     documents, so AP@k there never exceeds ``k / R_q``. The
     *Comprehensive Guide*'s AP@k divides by the relevant items in the top
     ``k`` (``n_relevant="in_top_k"`` here). A third convention (common in
-    recommender-system code) divides by :math:`\min(k, R_q)`; it is not
-    offered here.
+    recommender-system code) divides by :math:`\min(k, R_q)`: ``cap_at_k=True``
+    here, ``AP(cap=True)@k`` in :func:`rankeval.evaluate`.
 
     AP equals the area under the precision-recall curve drawn as a step
     function (precision :math:`P(i)` held over each recall step of width
@@ -131,6 +138,12 @@ def average_precision(relevance, k=None, *, n_relevant="in_list", threshold=1):
 
     rel = relevant[:, :k]
     denominator = rel.sum(axis=1) if in_top_k else total
+    if not isinstance(cap_at_k, (bool, np.bool_)):
+        raise TypeError(f"cap_at_k must be True or False, got {cap_at_k!r}")
+    if cap_at_k:
+        if k is None:
+            raise ValueError("cap_at_k=True divides by min(k, R): give a cut-off k")
+        denominator = np.minimum(denominator, k)
     return finish(_average_precision_kernel(rel, denominator), batch)
 
 
@@ -146,13 +159,22 @@ def _average_precision_kernel(relevant, denominator):
 # --- declarations: the measures of rankeval.evaluate this module computes ------------------
 
 
-def _score_ap(ranked: RankedBlock, k, rel):
-    return _average_precision_kernel(relevant(ranked, k, rel), ranked.n_relevant(rel))
+def _score_ap(ranked: RankedBlock, k, rel, cap=False):
+    n = ranked.n_relevant(rel)
+    if cap:
+        if k is None:
+            raise ValueError("AP(cap=True) divides by min(k, R): give a cut-off, e.g. "
+                             "AP(cap=True)@10")
+        n = np.minimum(n, k)
+    return _average_precision_kernel(relevant(ranked, k, rel), n)
 
 
 DECLARATIONS = (
     Declaration("AP", "average precision (mean: MAP), over all relevant documents", _score_ap,
-                average_precision, params=(REL,), aliases=("MAP",), trec_eval="map",
+                average_precision, params=(REL, Param(
+                    "cap", "boolean", False, "divide by min(k, R): the recommender MAP@k "
+                    "(RecBole, Microsoft Recommenders, Spark MLlib)")),
+                aliases=("MAP",), trec_eval="map",
                 trec_eval_cut="map_cut",
                 trec_eval_cuts=(5, 10, 15, 20, 30, 100, 200, 500, 1000), print_order=5, print_order_cut=27,
                 binary=True),
