@@ -32,15 +32,15 @@ from rankeval import Measure, parse_measure, parse_measures
             "nDCG",
             10,
             {"gain": "exponential"},
-            "nDCG(gain='exponential')@10",
+            "nDCG(dcg='exp-log2')@10",
         ),
-        ("nDCG(dcg='log2')", "nDCG", None, {"gain": "linear"}, "nDCG(gain='linear')"),  # named: kept
+        ("nDCG(dcg='log2')", "nDCG", None, {"gain": "linear"}, "nDCG(dcg='log2')"),  # named: kept
         (
             'nDCG(gain="exponential")',
             "nDCG",
             None,
             {"gain": "exponential"},
-            "nDCG(gain='exponential')",
+            "nDCG(dcg='exp-log2')",
         ),
         ("ERR(max_grade=4)@20", "ERR", 20, {}, "ERR@20"),  # the default is dropped
         ("ERR(max_grade=3)@20", "ERR", 20, {"max_grade": 3}, "ERR(max_grade=3)@20"),
@@ -424,7 +424,7 @@ IR_MEASURES = [
     ("SetP", "SetP"), ("SetR", "SetR"), ("SetF", "SetF"), ("SetRelP", "SetRelP"),
     ("SetF(beta=0.5)", "SetF(beta=0.5)"), ("Rprec", "Rprec"), ("RPrec", "Rprec"),
     ("IPrec@0.1", "IPrec@0.1"), ("infAP", "infAP"), ("Judged@10", "Judged@10"),
-    ("ERR@20", "ERR@20"), ("nDCG(dcg='exp-log2')@10", "nDCG(gain='exponential')@10"),
+    ("ERR@20", "ERR@20"), ("nDCG(dcg='exp-log2')@10", "nDCG(dcg='exp-log2')@10"),
     ("Precision@5", "P@5"), ("Recall@5", "R@5"), ("alpha_nDCG@20", "alpha-nDCG@20"),
     ("ERR_IA@20", "ERR-IA@20"), ("nERR_IA@20", "nERR-IA@20"), ("alpha_DCG@20", "alpha-DCG@20"),
 ]  # fmt: skip
@@ -481,3 +481,19 @@ def test_ranx_f1_is_the_f1_of_the_top_k():
 
     assert str(parse_measure("F1@10")) == "F1@10"
     assert parse_measure("f1@10") == parse_measure("F1@10")
+
+
+def test_ndcg_with_a_named_gain_prints_as_ir_measures_parses_it():
+    # issue 48: nDCG(gain='exponential') printed as ir_measures' nDCG(dcg='exp-log2'), which
+    # it parses back, and both libraries read the printed name as the same measure
+    ir_measures = pytest.importorskip("ir_measures")
+    from rankeval import parse_measure
+
+    for typed, printed in [("nDCG(gain='exponential')@10", "nDCG(dcg='exp-log2')@10"),
+                           ("nDCG(dcg='exp-log2')", "nDCG(dcg='exp-log2')"),
+                           ("nDCG(gain='linear')@5", "nDCG(dcg='log2')@5")]:
+        measure = parse_measure(typed)
+        assert str(measure) == printed
+        assert parse_measure(str(measure)) == measure
+        theirs = ir_measures.parse_measure(printed)  # parses, with the same gain
+        assert theirs["dcg"] == printed.split("dcg='")[1].split("'")[0]

@@ -36,7 +36,7 @@ def test_a_plan_pickles_and_equals_itself_after_a_round_trip():
                                  "MR@10": "mean"}  # fmt: skip
     assert back.lower_is_better["MR@10"] and not back.lower_is_better["AP"]
     # the conventions' measure parameters are given to the measures once, in the plan
-    assert str(back.measures[0]) == "nDCG(gain='exponential')@10"
+    assert str(back.measures[0]) == "nDCG(dcg='exp-log2')@10"
     assert back.conventions.ties == "trec_eval" and back.conventions.no_relevant == 1.0
     with pytest.raises(dataclasses_frozen()):
         p.conventions = Conventions()
@@ -123,7 +123,7 @@ def test_the_command_line_is_built_from_a_plan():
     # trec_eval's order of its measures
     assert p.labels == ("map", "iprec_at_recall_0.40", "ndcg_cut_5")
     assert [str(m) for m in p.measures] == ["AP", "IPrec(rounding='trec_eval9')@0.4",
-                                            "nDCG(gain='exponential')@5"]
+                                            "nDCG(dcg='exp-log2')@5"]
 
 
 # --- every setting is a keyword of evaluate ------------------------------------------------

@@ -173,8 +173,13 @@ class Measure:
 
     def __str__(self) -> str:
         text = self.name
-        if self.params:
-            text += "(" + ",".join(f"{k}={show(v)}" for k, v in self.params) + ")"
+        params = self.params
+        if self.name == "nDCG":
+            # ir_measures' spelling of the gains it knows, which it parses back
+            dcg = {("gain", "exponential"): ("dcg", "exp-log2"), ("gain", "linear"): ("dcg", "log2")}
+            params = tuple(sorted(dcg.get(p, p) for p in params))
+        if params:
+            text += "(" + ",".join(f"{k}={show(v)}" for k, v in params) + ")"
         if self.cutoff is not None:
             text += f"@{show(self.cutoff)}"
         return text
