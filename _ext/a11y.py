@@ -23,6 +23,10 @@ the theme's buttons so that what they show is their accessible name (the search 
 shows "Search Ctrl+K"; the colour-mode button's icons are decoration). _static/a11y.css
 holds the colours and focus rings, _static/a11y.js keeps the focus on a button pressed
 with the keyboard (sphinx-book-theme blurs it).
+
+4. Hidden code cells. myst-nb's toggle of a cell tagged ``hide-input`` carries the
+accessible name "Toggle hidden content" beside its visible text "Show code cell source";
+after the build the aria-label is removed, so the visible text is the name.
 """
 
 from __future__ import annotations
@@ -89,7 +93,26 @@ def accessible_translator(app: Sphinx) -> None:
     app.set_translator(app.builder.name, translator, override=True)
 
 
+# myst-nb's toggle of a hidden code cell ("Show code cell source") names itself "Toggle
+# hidden content", which is not its visible text (axe: label-content-name-mismatch):
+# without the aria-label, the visible text is the name.
+HIDDEN_CELL_TOGGLE = '<summary aria-label="Toggle hidden content">'
+
+
+def name_hidden_cell_toggles(app: Sphinx, exception) -> None:
+    """After an HTML build: every hidden-cell toggle takes its visible text as its name."""
+    if exception is not None or app.builder.format != "html":
+        return
+    from pathlib import Path
+
+    for page in Path(app.outdir).rglob("*.html"):
+        html = page.read_text(encoding="utf-8")
+        if HIDDEN_CELL_TOGGLE in html:
+            page.write_text(html.replace(HIDDEN_CELL_TOGGLE, "<summary>"), encoding="utf-8")
+
+
 def setup(app: Sphinx) -> dict:
     app.add_post_transform(EmptyTableHeaders)
     app.connect("builder-inited", accessible_translator, priority=900)
+    app.connect("build-finished", name_hidden_cell_toggles)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
