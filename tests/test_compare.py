@@ -812,3 +812,16 @@ def test_report_shows_wins_ties_and_losses_against_the_baseline():
     assert "W/T/L: queries won, tied and lost against the baseline (base)." in text
     with pytest.raises(ValueError, match="against a baseline"):
         report(compare({"a": a, "b": b}), wins=True)
+
+
+def test_report_wraps_its_legend_to_a_width():
+    table = compare({"a": [0.2, 0.4, 0.3, 0.5], "b": [0.4, 0.7, 0.5, 0.6]})
+    one_line = report(table).split("\n\n")[1]
+    wrapped = report(table, width=60).split("\n\n")[1]
+    assert "\n" not in one_line and len(one_line) > 60
+    assert all(len(line) <= 60 for line in wrapped.splitlines())
+    assert " ".join(wrapped.split()) == " ".join(one_line.split())
+    latex = report(table, format="latex", width=60).split("\\end{tabular}\n")[1]
+    assert all(line.startswith("% ") and len(line) <= 60 for line in latex.splitlines())
+    with pytest.raises(ValueError, match="width must be"):
+        report(table, width=5)

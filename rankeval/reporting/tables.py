@@ -28,7 +28,8 @@ def latex(text) -> str:
     return "".join(_LATEX_SPECIAL.get(c, c) for c in str(text))
 
 
-def report(table, format="markdown", *, digits=4, lower_is_better=None, wins=False):
+def report(table, format="markdown", *, digits=4, lower_is_better=None, wins=False,
+           width=None):
     r"""Render a :func:`compare` table as a markdown or LaTeX table of means.
 
     One row per system, one column per measure, each cell the system's mean
@@ -60,6 +61,9 @@ def report(table, format="markdown", *, digits=4, lower_is_better=None, wins=Fal
         each other system's mean, its per-query wins, ties and losses against the
         baseline (``W/T/L``, the ``wins``, ``ties`` and ``losses`` columns), as
         PyTerrier's ``Experiment(baseline=...)`` reports them.
+    width : int, optional
+        Wrap the legend under the table to lines of at most ``width`` characters (in
+        LaTeX each wrapped line stays a ``%`` comment); by default it is one line.
 
     Returns
     -------
@@ -128,6 +132,7 @@ def report(table, format="markdown", *, digits=4, lower_is_better=None, wins=Fal
     if counts:
         legend += (f" W/T/L: queries won, tied and lost against the baseline "
                    f"({table.attrs['baseline']}).")
+    legend = _wrapped(legend, width, "% " if format == "latex" else "")
     rows = [(s, letters[s], [with_counts(s, m) for m in measures]) for s in systems]
     if format == "markdown":
         return _markdown_table(measures, rows) + "\n\n" + legend
@@ -135,6 +140,19 @@ def report(table, format="markdown", *, digits=4, lower_is_better=None, wins=Fal
 
 
 # --- the parts of report -------------------------------------------------------------------
+
+
+def _wrapped(legend: str, width, prefix: str) -> str:
+    """The legend in lines of at most ``width`` characters (``None``: one line); each line
+    after the first starts with ``prefix`` (LaTeX's comment sign)."""
+    if width is None:
+        return legend
+    if isinstance(width, bool) or not isinstance(width, int) or width < 20:
+        raise ValueError(f"width must be an int >= 20, got {width!r}")
+    import textwrap
+
+    return textwrap.fill(legend, width - len(prefix), subsequent_indent=prefix,
+                         break_long_words=False, break_on_hyphens=False)
 
 
 def _win_counts(table) -> dict:
