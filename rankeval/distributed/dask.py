@@ -30,11 +30,12 @@ import stat
 
 import numpy as np
 
-from ..evaluation.aggregate import GM_FLOOR, from_totals, kinds
+from ..evaluation.aggregate import GM_FLOOR, from_totals
 from .partition import (
     COLUMNS,
     check_id_types,
     check_partitions,
+    column_kinds,
     column_names,
     driver_plan,
     evaluate_partition,
@@ -451,7 +452,7 @@ def means(per_query, plan=None):
         :func:`rankeval.evaluate` refuses): a mean of nothing, not a NaN.
     """
     frame = per_query.drop(columns=_id_column(per_query))
-    geometric = [label for label, kind in zip(frame.columns, _kinds(frame.columns, plan),
+    geometric = [label for label, kind in zip(frame.columns, column_kinds(frame.columns, plan),
                                               strict=True) if kind == "gmean"]  # fmt: skip
     if geometric:  # trec_eval's geometric mean: aggregate's totals of the floored logs
         frame = frame.assign(**{
@@ -466,15 +467,3 @@ def means(per_query, plan=None):
     if len(counts) and not counts.any():
         raise no_rows("rankeval.dask.means")
     return from_totals(sums.astype("float64"), counts.astype("float64"))
-
-
-def _kinds(labels, plan) -> list:
-    """Each column's aggregation: the plan's when given, else read from its label."""
-    if plan is None:
-        return kinds(labels)
-    found = plan.aggregations
-    missing = [label for label in labels if label not in found]
-    if missing:
-        raise ValueError(f"the plan has no column {missing[0]!r}; its columns are "
-                         f"{list(found)}")
-    return [found[label] for label in labels]

@@ -30,6 +30,7 @@ import dataclasses
 import numpy as np
 
 from ..evaluation import evaluate
+from ..evaluation.aggregate import kinds
 from ..evaluation.conventions import EVALUATE_SETTINGS, Conventions
 from ..evaluation.conventions import resolve as _resolve
 from ..evaluation.plan import Plan, given_plan, make_plan
@@ -327,3 +328,17 @@ def evaluate_partition(batch, measures, conventions=None, **options):
     if integer_ids:
         out["query_id"] = out["query_id"].astype(np.int64)
     return out
+
+
+def column_kinds(labels, plan=None) -> list:
+    """Each column's aggregation ("mean", "sum", "gmean") for the means of a distributed
+    result: the plan's when given, else read from its label (a Dask or Spark frame keeps no
+    ``attrs``)."""
+    if plan is None:
+        return kinds(labels)
+    found = plan.aggregations
+    missing = [label for label in labels if label not in found]
+    if missing:
+        raise ValueError(f"the plan has no column {missing[0]!r}; its columns are "
+                         f"{list(found)}")
+    return [found[label] for label in labels]

@@ -17,11 +17,12 @@ Chapter: :doc:`/chapters/20_evaluating_at_scale`.
 
 from __future__ import annotations
 
-from ..evaluation.aggregate import GM_FLOOR, from_totals, kinds
+from ..evaluation.aggregate import GM_FLOOR, from_totals
 from .partition import (
     COLUMNS,
     check_id_types,
     check_partitions,
+    column_kinds,
     column_names,
     driver_plan,
     evaluate_partition,
@@ -206,7 +207,7 @@ def means(per_query, plan=None):
     labels = [c for c in per_query.columns if c != ids]  # (columns= renames the query column)
     # aggregate's (sums, counts): Spark's sum keeps a NaN (NaN is a value, not a null)
     aggs = []
-    for label, kind in zip(labels, _kinds(labels, plan), strict=True):
+    for label, kind in zip(labels, column_kinds(labels, plan), strict=True):
         column = F.col(f"`{label}`").cast("double")
         if kind == "gmean":  # trec_eval's geometric mean: totals of the floored logs
             column = F.log(F.greatest(column, F.lit(GM_FLOOR)))
@@ -217,15 +218,3 @@ def means(per_query, plan=None):
     sums = pd.Series([float(row[label]) for label in labels], index=labels, dtype="float64")
     counts = pd.Series(float(row["__rows"]), index=labels, dtype="float64")
     return from_totals(sums, counts)
-
-
-def _kinds(labels, plan) -> list:
-    """Each column's aggregation: the plan's when given, else read from its label."""
-    if plan is None:
-        return kinds(labels)
-    found = plan.aggregations
-    missing = [label for label in labels if label not in found]
-    if missing:
-        raise ValueError(f"the plan has no column {missing[0]!r}; its columns are "
-                         f"{list(found)}")
-    return [found[label] for label in labels]
