@@ -74,7 +74,7 @@ class Plan:
     >>> import rankeval
     >>> p = rankeval.plan(["nDCG@10", "MR@10"], conventions="lightgbm")
     >>> [str(m) for m in p.measures]
-    ["nDCG(gain='exponential')@10", 'MR@10']
+    ["nDCG(dcg='exp-log2')@10", 'MR@10']
     >>> p.labels, p.lower_is_better
     (('nDCG@10', 'MR@10'), {'nDCG@10': False, 'MR@10': True})
     >>> pickle.loads(pickle.dumps(p)) == p
