@@ -76,3 +76,74 @@ def test_system_rank_plot_orders_by_mean_with_intervals_around_it():
 def test_system_rank_plot_with_equal_scores_has_a_point_interval():
     data = system_rank_plot({"a": pd.Series([0.5, 0.5, 0.5])}).rankeval_data
     assert data.loc["a"].tolist() == [0.5, 0.5, 0.5]
+
+
+# --- the options the book's figures need (issue 48: the chapters draw with these) -----
+
+
+def test_plots_draw_into_a_given_panel_and_keep_or_set_its_title():
+    import matplotlib.pyplot as plt
+
+    fig, (left, right) = plt.subplots(1, 2)
+    right.set_title("mine")
+    qrels = {"q": {"a": 1, "b": 1}}
+    out = precision_recall_plot(qrels, {"r": {"q": {"a": 2.0, "x": 1.0, "b": 0.5}}},
+                                ax=right, title=None, legend=False)
+    assert out is right and right.get_title() == "mine" and right.get_legend() is None
+    assert left.get_lines() == []
+    a = pd.Series([0.5, 0.2], index=["q1", "q2"])
+    b = pd.Series([0.4, 0.6], index=["q1", "q2"])
+    ax = difference_plot(a, b, ax=left, title="B - A", xlabel="query", ylabel="gain")
+    assert (ax.get_title(), ax.get_xlabel(), ax.get_ylabel()) == ("B - A", "query", "gain")
+    plt.close(fig)
+
+
+def test_precision_recall_plot_styles_each_curve():
+    qrels, runs = _random_collection(5)
+    ax = precision_recall_plot(qrels, runs, colors=["C1", "C2"], markers=["s", "^"],
+                               line_kw={"linestyle": "none", "markersize": 4})
+    lines = ax.get_lines()
+    assert [line.get_marker() for line in lines] == ["s", "^"]
+    assert [line.get_color() for line in lines] == ["C1", "C2"]
+    assert {line.get_linestyle() for line in lines} == {"None"}
+    assert {line.get_markersize() for line in lines} == {4}
+    # the default markers tell the curves apart without colour
+    default = precision_recall_plot(qrels, runs)
+    assert len({line.get_marker() for line in default.get_lines()}) == 2
+    with pytest.raises(TypeError, match="colors"):
+        precision_recall_plot(qrels, runs, colors="C1")
+
+
+def test_difference_histogram_counts_every_query_and_marks_the_mean():
+    a = pd.Series([0.5, 0.9, 0.2, 0.4, 0.7], index=list("vwxyz"))
+    b = pd.Series([0.3, 0.6, 0.4, 0.5, 0.7], index=list("vwxyz"))
+    ax = difference_plot(a, b, kind="hist", bins=np.linspace(-0.45, 0.45, 10),
+                         colors=("C0", "C3"))
+    counts = [p.get_height() for p in ax.patches]
+    # by hand: differences 0.2, 0.3, -0.2, -0.1, 0.0; bins centred on -0.4, ..., 0.4
+    assert counts == [0, 0, 1, 1, 1, 0, 1, 1, 0]
+    zero, mean = ax.get_lines()
+    assert zero.get_xdata()[0] == 0.0
+    assert mean.get_xdata()[0] == pytest.approx(0.04)
+    assert mean.get_label() == "mean 0.0400" and mean.get_linestyle() == "--"
+    assert ax.get_ylabel() == "number of queries"
+    assert ax.rankeval_data.to_dict() == pytest.approx(
+        {"w": 0.3, "v": 0.2, "z": 0.0, "y": -0.1, "x": -0.2})
+    with pytest.raises(ValueError, match="kind"):
+        difference_plot(a, b, kind="violin")
+
+
+def test_difference_bars_hatch_the_losses():
+    a = pd.Series([0.5, 0.2, 0.4], index=["q1", "q2", "q3"])
+    b = pd.Series([0.4, 0.6, 0.4], index=["q1", "q2", "q3"])
+    ax = difference_plot(a, b)
+    assert [p.get_hatch() for p in ax.patches] == [None, None, "//"]
+
+
+def test_system_rank_plot_labels_and_colours():
+    s = {"a": pd.Series([0.5, 0.7, 0.6]), "b": pd.Series([0.2, 0.4, 0.3])}
+    ax = system_rank_plot(s, n_resamples=500, title=None, xlabel="mean nDCG@10",
+                          color="C2", marker="D")
+    assert ax.get_title() == "" and ax.get_xlabel() == "mean nDCG@10"
+    line = ax.containers[0].lines[0]  # the means; the caps are lines too
+    assert line.get_marker() == "D" and line.get_color() == "C2"

@@ -20,13 +20,31 @@ from ..evaluation.runs import evaluate
 RECALL_LEVELS = tuple(round(0.1 * i, 1) for i in range(11))
 
 
-def _axes(ax, title: str):
+#: stands for "the plot's own default" in the ``title=`` of every function
+DEFAULT = "default"
+
+#: markers told apart without colour (one per curve, cycled)
+MARKERS = ("o", "s", "^", "v", "D", "P", "X", "*")
+
+
+def _axes(ax, title, default: str):
     if ax is None:
         import matplotlib.pyplot as plt
 
         _, ax = plt.subplots(figsize=(6, 4))
-    ax.set_title(title)
+    if title is not None:
+        ax.set_title(default if title == DEFAULT else str(title))
     return ax
+
+
+def _cycle(values, i: int, name: str):
+    """The i-th of a user's style sequence (cycled); None when none was given."""
+    if values is None:
+        return None
+    if isinstance(values, str) or len(values) == 0:
+        raise TypeError(f"{name} must be a non-empty sequence (one entry per curve), "
+                        f"got {values!r}")
+    return values[i % len(values)]
 
 
 def _named(runs) -> dict:
@@ -37,7 +55,9 @@ def _named(runs) -> dict:
     raise TypeError(f"runs must be a dict name -> run or a list of runs, got {type(runs).__name__}")
 
 
-def precision_recall_plot(qrels, runs, *, ax=None, **settings):
+def precision_recall_plot(qrels, runs, *, ax=None, title=DEFAULT, colors=None,
+                          markers=MARKERS, line_kw=None, legend: bool = True,
+                          **settings):
     """Interpolated precision at the eleven standard recall levels, one curve per run.
 
     Parameters
@@ -47,7 +67,18 @@ def precision_recall_plot(qrels, runs, *, ax=None, **settings):
     runs : dict of {str: run} or list of runs
         The runs to draw, each in any form :func:`rankeval.evaluate` reads.
     ax : matplotlib.axes.Axes, optional
-        Where to draw; a new figure by default.
+        Where to draw (e.g. one panel of a figure with several); a new figure by default.
+    title : str or None, default: "Interpolated precision-recall"
+        The Axes' title; ``None`` leaves the title as it is.
+    colors : sequence of colours, optional
+        One per run (cycled); Matplotlib's colour cycle by default.
+    markers : sequence of str, default: ``MARKERS``
+        One per run (cycled), so that the curves differ without colour.
+    line_kw : dict, optional
+        Passed to every ``Axes.plot`` call (e.g. ``{"linestyle": "none",
+        "markersize": 4}``).
+    legend : bool, default=True
+        Draw a legend of the runs.
     **settings
         Passed to :func:`rankeval.evaluate` (e.g. ``conventions=``, ``threshold=``).
 
@@ -80,14 +111,19 @@ def precision_recall_plot(qrels, runs, *, ax=None, **settings):
         means = aggregate(evaluate(qrels, run, names, **settings))
         rows[name] = [float(means[n]) for n in names]
     data = pd.DataFrame.from_dict(rows, orient="index", columns=list(RECALL_LEVELS))
-    ax = _axes(ax, "Interpolated precision-recall")
-    for name, values in data.iterrows():
-        ax.plot(data.columns, values.to_numpy(), marker="o", label=name)
+    ax = _axes(ax, title, "Interpolated precision-recall")
+    for i, (name, values) in enumerate(data.iterrows()):
+        style = {"marker": _cycle(markers, i, "markers") or "o", **(line_kw or {})}
+        color = _cycle(colors, i, "colors")
+        if color is not None:
+            style["color"] = color
+        ax.plot(list(data.columns), values.to_numpy(), label=name, **style)
     ax.set_xlabel("recall")
     ax.set_ylabel("interpolated precision")
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1.05)
-    ax.legend()
+    if legend:
+        ax.legend()
     ax.rankeval_data = data
     return ax
 
@@ -107,8 +143,10 @@ def _column(scores, measure, name):
                     f"got {type(scores).__name__}")
 
 
-def difference_plot(system, baseline, measure: str | None = None, *, ax=None):
-    """Per-query differences of a system against a baseline, sorted, as bars.
+def difference_plot(system, baseline, measure: str | None = None, *, kind: str = "bars",
+                    bins=None, ax=None, title=DEFAULT, xlabel: str | None = None,
+                    ylabel: str | None = None, colors=None):
+    """Per-query differences of a system against a baseline: sorted bars, or a histogram.
 
     Parameters
     ----------
@@ -117,19 +155,33 @@ def difference_plot(system, baseline, measure: str | None = None, *, ax=None):
         both must hold the same queries.
     measure : str, optional
         The column, when the tables have several.
+    kind : {"bars", "hist"}, default="bars"
+        ``"bars"``: one bar per query, sorted from the largest gain to the largest loss
+        (losses hatched, so that they differ without colour). ``"hist"``: a histogram of
+        the differences, with a line at 0 and a dashed line at their mean.
+    bins : int or sequence of float, optional
+        The histogram's bins (``kind="hist"``), as ``Axes.hist`` takes them; 10 by
+        default.
     ax : matplotlib.axes.Axes, optional
-        Where to draw.
+        Where to draw (e.g. one panel of a figure with several); a new figure by default.
+    title : str or None, default: "Per-query difference against the baseline"
+        The Axes' title; ``None`` leaves the title as it is.
+    xlabel, ylabel : str, optional
+        Axis labels, in place of the plot's own.
+    colors : pair of colours, optional
+        ``kind="bars"``: gains, losses (default blue, red); ``kind="hist"``: the bars,
+        the mean line (default blue, red).
 
     Returns
     -------
     matplotlib.axes.Axes
         With ``ax.rankeval_data``: the differences ``system - baseline`` per query, sorted
-        from the largest gain to the largest loss.
+        from the largest gain to the largest loss (ties in query order).
 
     Raises
     ------
     ValueError
-        The two tables do not hold the same queries.
+        The two tables do not hold the same queries, or ``kind`` is unknown.
 
     Chapter: :doc:`/chapters/17_comparing_systems`.
 
@@ -142,6 +194,9 @@ def difference_plot(system, baseline, measure: str | None = None, *, ax=None):
     >>> difference_plot(a, b, ax=None).rankeval_data.round(2).to_dict()
     {'q2': 0.6, 'q1': 0.1, 'q3': -0.4}
     """
+    if kind not in ("bars", "hist"):
+        raise ValueError(f"kind must be 'bars' or 'hist', got {kind!r}")
+    first, second = ("tab:blue", "tab:red") if colors is None else tuple(colors)
     a, b = _column(system, measure, "system"), _column(baseline, measure, "baseline")
     if set(a.index) != set(b.index):
         only = sorted(set(a.index) ^ set(b.index), key=str)[:5]
@@ -149,18 +204,32 @@ def difference_plot(system, baseline, measure: str | None = None, *, ax=None):
     diff = (a - b.reindex(a.index)).astype(np.float64)
     order = np.lexsort((np.arange(diff.size), -diff.to_numpy()))  # largest gain first, stable
     diff = diff.iloc[order]
-    ax = _axes(ax, "Per-query difference against the baseline")
-    colors = np.where(diff.to_numpy() >= 0, "tab:blue", "tab:red")
-    ax.bar(np.arange(diff.size), diff.to_numpy(), color=colors)
-    ax.axhline(0.0, color="black", linewidth=0.8)
-    ax.set_xlabel(f"query ({diff.size}, sorted by difference)")
-    ax.set_ylabel(f"difference{'' if measure is None else ' in ' + measure}")
+    ax = _axes(ax, title, "Per-query difference against the baseline")
+    what = f"difference{'' if measure is None else ' in ' + measure}"
+    values = diff.to_numpy()
+    if kind == "bars":
+        loss = values < 0
+        bars = ax.bar(np.arange(diff.size), values, color=np.where(loss, second, first))
+        for bar, lost in zip(bars, loss, strict=True):
+            if lost:
+                bar.set_hatch("//")
+        ax.axhline(0.0, color="black", linewidth=0.8)
+        ax.set_xlabel(xlabel or f"query ({diff.size}, sorted by difference)")
+        ax.set_ylabel(ylabel or what)
+    else:
+        ax.hist(values, bins=10 if bins is None else bins, color=first, edgecolor="black")
+        ax.axvline(0.0, color="grey", linewidth=1)
+        ax.axvline(float(values.mean()), color=second, linestyle="--",
+                   label=f"mean {values.mean():.4f}")
+        ax.set_xlabel(xlabel or f"per-query {what}")
+        ax.set_ylabel(ylabel or "number of queries")
     ax.rankeval_data = diff
     return ax
 
 
 def system_rank_plot(systems, measure: str | None = None, *, confidence: float = 0.95,
-                     n_resamples: int = 10_000, seed: int = 0, ax=None):
+                     n_resamples: int = 10_000, seed: int = 0, ax=None, title=DEFAULT,
+                     xlabel: str | None = None, color=None, marker: str = "o"):
     """Systems ordered by their mean, each with a bootstrap confidence interval.
 
     Parameters
@@ -176,7 +245,15 @@ def system_rank_plot(systems, measure: str | None = None, *, confidence: float =
     seed : int, default=0
         Seed of the resampling.
     ax : matplotlib.axes.Axes, optional
-        Where to draw.
+        Where to draw (e.g. one panel of a figure with several); a new figure by default.
+    title : str or None, default: "Systems by mean, <confidence> intervals"
+        The Axes' title; ``None`` leaves the title as it is.
+    xlabel : str, optional
+        The x axis' label, in place of "mean <measure>".
+    color : colour, optional
+        Of the points and intervals; the colour cycle's next by default.
+    marker : str, default="o"
+        Of the means.
 
     Returns
     -------
@@ -221,14 +298,15 @@ def system_rank_plot(systems, measure: str | None = None, *, confidence: float =
         rows[str(name)] = (float(values.mean()), low, high)
     data = pd.DataFrame.from_dict(rows, orient="index", columns=["mean", "low", "high"])
     data = data.iloc[np.lexsort((data.index.to_numpy(dtype=str), -data["mean"].to_numpy()))]
-    ax = _axes(ax, f"Systems by mean, {confidence:.0%} intervals")
+    ax = _axes(ax, title, f"Systems by mean, {confidence:.0%} intervals")
     y = np.arange(len(data))[::-1]
     ax.errorbar(data["mean"], y, xerr=[data["mean"] - data["low"], data["high"] - data["mean"]],
-                fmt="o", capsize=3)
+                fmt=marker, capsize=3, **({} if color is None else {"color": color}))
     ax.set_yticks(y, data.index.tolist())
-    ax.set_xlabel("mean" if measure is None else f"mean {measure}")
+    ax.set_xlabel(xlabel or ("mean" if measure is None else f"mean {measure}"))
     ax.rankeval_data = data
     return ax
 
 
-__all__ = ["precision_recall_plot", "difference_plot", "system_rank_plot", "RECALL_LEVELS"]
+__all__ = ["precision_recall_plot", "difference_plot", "system_rank_plot", "RECALL_LEVELS",
+           "MARKERS", "DEFAULT"]
