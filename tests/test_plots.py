@@ -138,6 +138,8 @@ def test_difference_bars_hatch_the_losses():
     b = pd.Series([0.4, 0.6, 0.4], index=["q1", "q2", "q3"])
     ax = difference_plot(a, b)
     assert [p.get_hatch() for p in ax.patches] == [None, None, "//"]
+    ticks = [t for t in ax.get_xticks() if 0 <= t <= 2]
+    assert ticks and all(float(t).is_integer() for t in ticks)
 
 
 def test_system_rank_plot_labels_and_colours():

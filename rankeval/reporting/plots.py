@@ -214,6 +214,9 @@ def difference_plot(system, baseline, measure: str | None = None, *, kind: str =
             if lost:
                 bar.set_hatch("//")
         ax.axhline(0.0, color="black", linewidth=0.8)
+        from matplotlib.ticker import MaxNLocator
+
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # queries are counted
         ax.set_xlabel(xlabel or f"query ({diff.size}, sorted by difference)")
         ax.set_ylabel(ylabel or what)
     else:
