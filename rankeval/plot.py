@@ -4,6 +4,7 @@ drew on, with the numbers it drew in ``ax.rankeval_data``. See
 ``rankeval.reporting.plots``."""
 
 from rankeval.reporting.plots import (  # noqa: F401
+    MARKERS,
     RECALL_LEVELS,
     difference_plot,
     precision_recall_plot,
@@ -15,4 +16,4 @@ differences = difference_plot
 system_ranks = system_rank_plot
 
 __all__ = ["precision_recall", "differences", "system_ranks", "precision_recall_plot",
-           "difference_plot", "system_rank_plot", "RECALL_LEVELS"]
+           "difference_plot", "system_rank_plot", "RECALL_LEVELS", "MARKERS"]
