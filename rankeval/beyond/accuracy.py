@@ -633,11 +633,11 @@ def position_exposure(n, *, model="log", patience=0.5):
     n : int
         Number of positions.
     model : {"log", "rbp"}, default="log"
-        ``"log"``: :math:`v_i = 1/\log_2(1 + i)` (the DCG discount, Singh and
-        Joachims 2018); ``"rbp"``: :math:`v_i = \theta^{i-1}` (a patient reader who
-        goes on with probability :math:`\theta`, Diaz et al. 2020).
+        ``"log"``: :math:`e_i = 1/\log_2(1 + i)` (the DCG discount, Singh and
+        Joachims 2018); ``"rbp"``: :math:`e_i = p^{i-1}` (a patient reader who
+        goes on with probability :math:`p`, RBP's persistence, Diaz et al. 2020).
     patience : float, default=0.5
-        :math:`\theta` of ``"rbp"``, in :math:`(0, 1)`.
+        :math:`p` of ``"rbp"``, in :math:`(0, 1)`.
 
     Returns
     -------
@@ -785,7 +785,7 @@ def expected_exposure(rankings, relevance, *, patience=0.5, weights=None):
     relevance : mapping
         Every candidate item of the query to its grade.
     patience : float, default=0.5
-        :math:`\theta` of the RBP browsing model, :math:`v_i = \theta^{i-1}`.
+        :math:`p` of the RBP browsing model, :math:`e_i = p^{i-1}`.
     weights : sequence of float, optional
         The probability of each ranking, for a policy given exactly rather than by
         samples (for instance every permutation with its Plackett-Luce probability):
