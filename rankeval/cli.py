@@ -375,6 +375,11 @@ def _add_outputs(p) -> None:
         "Microsoft Recommenders and Spark MLlib",
     )  # fmt: skip
     p.add_argument(
+        "--rbp-gain", choices=("binary", "grade"), default=argparse.SUPPRESS,
+        dest="rbp_gain", help="the gain of RBP without rel or max_grade: 1 for a relevant "
+        "grade (default) or the grade itself (ir_measures' RBP)",
+    )  # fmt: skip
+    p.add_argument(
         "--digits", type=_digits, default=4, metavar="N",
         help="decimals printed, 0 to 17 (default 4, as trec_eval)",
     )  # fmt: skip

@@ -64,7 +64,7 @@ def _resolved(conventions, measures, **kw):
     return evaluate(QRELS, RUN, measures, conventions=resolve(conventions, **kw))
 
 
-RUN_SETTINGS = ("ties", "ideal", "score_precision", "ap_denominator")
+RUN_SETTINGS = ("ties", "ideal", "score_precision", "ap_denominator", "rbp_gain")
 ALL_SETTINGS = (*RUN_SETTINGS, "gain", "no_relevant", "recall_rounding")
 # entry point -> the settings it takes as keywords that change a value on this data
 # (rows that carry labels have no unretrieved judged document, and both orders of
@@ -74,8 +74,9 @@ ENTRY_POINTS = {
     "score_run": (_score_run, RUN_SETTINGS),
     "Evaluator": (_evaluator, ALL_SETTINGS),
     "Evaluator.from_labels": (_from_labels, ("score_precision", "gain", "no_relevant",
-                                             "recall_rounding", "ap_denominator")),
-    "evaluate_groups": (_groups, ("gain", "no_relevant", "ap_denominator")),
+                                             "recall_rounding", "ap_denominator",
+                                             "rbp_gain")),
+    "evaluate_groups": (_groups, ("gain", "no_relevant", "ap_denominator", "rbp_gain")),
     "distributed resolve": (_resolved, RUN_SETTINGS),
 }
 DEFAULT = Conventions()
@@ -92,8 +93,9 @@ CASES = [
 def test_a_keyword_equal_to_the_default_overrides_the_preset(entry, preset, setting):
     call, _ = ENTRY_POINTS[entry]
     # q3 (R = 3, relevant at rank 1): AP@1 is 1/3 over R, 1 over min(k, R)
-    measures = {"recall_rounding": ["IPrec@0.4"], "ap_denominator": ["AP@1", "AP"]}.get(
-        setting, ["nDCG@3", "nDCG"])
+    # q1's grades 3 and 2: RBP's gain 1 or the grade
+    measures = {"recall_rounding": ["IPrec@0.4"], "ap_denominator": ["AP@1", "AP"],
+                "rbp_gain": ["RBP", "RBP(p=0.5)@3"]}.get(setting, ["nDCG@3", "nDCG"])
     value = getattr(DEFAULT, setting)  # trec_eval's default
     got = call(preset, measures, **{setting: value})
     want = call(PRESETS[preset].replace(**{setting: value}), measures)

@@ -5,8 +5,9 @@ the measure's name: the relevance threshold, the order of tied scores, where the
 ideal ranking comes from, what a query the run lacks scores, whether unjudged
 documents count, the precision of scores and grades, a depth, the gain of nDCG
 and DCG, the value of a query with no relevant document, how a recall level
-becomes a count of relevant documents, and what AP@k divides by. It is checked
-once, when it is made; :data:`PRESETS` names the choices of eight tools:
+becomes a count of relevant documents, what AP@k divides by, and the gain of
+RBP. It is checked once, when it is made; :data:`PRESETS` names the choices of
+nine tools:
 
 ===============  ===========  =========  =======  =======  ===========  ==========
 preset           ties         ideal      scores   gain     no relevant  recall
@@ -40,6 +41,11 @@ made from the user's relevant items (``ideal="judged"``), recall over every
 relevant item. MLlib reads lists already ranked, and the other two sort scores
 without a documented order of ties, so the presets keep trec_eval's order by
 document id, which gives the same value on every machine.
+
+``ir_measures`` is ``pytrec_eval`` (ir_measures computes trec_eval's measures with
+pytrec_eval) with ``rbp_gain="grade"``: ir_measures' ``RBP`` without ``rel`` takes
+a document's grade as its gain (its trectools provider), where rankeval's ``RBP``
+is binary, as ir_measures' ``RBP(rel=1)`` is (see :func:`rankeval.rbp`).
 
 ``trec_eval`` is trec_eval 10; ``pytrec_eval`` is trec_eval 9 (9.0.8, the code
 pytrec_eval bundles): it compares scores as 32-bit floats and turns the recall
@@ -88,13 +94,22 @@ RECALL_ROUNDINGS = ("nearest", "trec_eval9")
 #: The values of ``ap_denominator``: what AP@k divides by (trec_eval's first).
 AP_DENOMINATORS = ("R", "min(k,R)")
 
+#: The values of ``rbp_gain``: the gain of RBP that names neither rel nor max_grade.
+RBP_GAINS = ("binary", "grade")
+
 #: Conventions that set a measure parameter: convention -> the parameter's name in the
 #: declarations (a measure without that parameter is left alone).
-MEASURE_PARAMS = {"recall_rounding": "rounding", "ap_denominator": "cap"}
+MEASURE_PARAMS = {"recall_rounding": "rounding", "ap_denominator": "cap",
+                  "rbp_gain": "graded"}
 
 #: The parameter's value for a convention's value, where they are not the same:
 #: convention -> {convention's value: parameter's value}.
-PARAM_VALUES = {"ap_denominator": {"R": False, "min(k,R)": True}}
+PARAM_VALUES = {"ap_denominator": {"R": False, "min(k,R)": True},
+                "rbp_gain": {"binary": False, "grade": True}}
+
+#: The parameters a measure names that fix what a convention would set (RBP's gain is
+#: fixed by its threshold rel or its scale max_grade): parameter -> those parameters.
+FIXED_BY = {"graded": ("rel", "max_grade")}
 
 
 @dataclass(frozen=True)
@@ -143,6 +158,14 @@ class Conventions:
         names its own ``cap`` keeps it (``"AP(cap=False)@10"`` divides by
         :math:`R` under every preset), and AP without a cut-off is the same
         under both (:math:`\min(\infty, R) = R`).
+    rbp_gain : {"binary", "grade"}
+        The gain of ``RBP`` when the measure names neither ``rel`` nor
+        ``max_grade``: ``"binary"`` (the default, rankeval's and Moffat and
+        Zobel's: 1 for a grade at least ``threshold``; ir_measures'
+        ``RBP(rel=1)``), or ``"grade"``, the grade itself (ir_measures' ``RBP``
+        without ``rel``, computed by its trectools provider; values are then
+        not bounded by 1). It sets RBP's ``graded`` parameter; a measure that
+        names ``graded``, ``rel`` or ``max_grade`` keeps its own gain.
 
     Notes
     -----
@@ -162,6 +185,7 @@ class Conventions:
     no_relevant: float | None = None
     recall_rounding: str = "nearest"
     ap_denominator: str = "R"
+    rbp_gain: str = "binary"
 
     def __post_init__(self):
         threshold = check_options(
@@ -205,6 +229,12 @@ class Conventions:
                 f"(trec_eval's map_cut, or the recommender MAP@k of RecBole, Microsoft "
                 f"Recommenders and Spark MLlib), got {self.ap_denominator!r}"
             )
+        if self.rbp_gain not in RBP_GAINS:
+            raise ValueError(
+                f"rbp_gain must be one of {', '.join(map(repr, RBP_GAINS))} (RBP's gain: 1 "
+                f"for a relevant grade, or the grade itself as in ir_measures' RBP), got "
+                f"{self.rbp_gain!r}"
+            )
 
     def replace(self, **changes) -> Conventions:
         """A copy with some conventions changed (checked again)."""
@@ -236,7 +266,9 @@ class Conventions:
         named in the measure, the convention's default included, is kept).
         ``PARAM_VALUES`` translates a convention's value into the parameter's
         (``ap_denominator="min(k,R)"`` is ``cap=True``); AP's ``cap`` is given
-        only to AP with a cut-off (without one, both denominators are R)."""
+        only to AP with a cut-off (without one, both denominators are R), and
+        RBP's ``graded`` only to RBP that names neither ``rel`` nor ``max_grade``
+        (``FIXED_BY``)."""
         out = []
         for m in measures:
             extra = {}
@@ -246,6 +278,8 @@ class Conventions:
                         and value != getattr(_DEFAULT, convention)):
                     if param == "cap" and m.cutoff is None:
                         continue
+                    if any(name in m.param for name in FIXED_BY.get(param, ())):
+                        continue
                     extra[param] = PARAM_VALUES.get(convention, {}).get(value, value)
             if extra:
                 m = Measure(m.name, m.cutoff, tuple(sorted({**m.param, **extra}.items())))
@@ -253,7 +287,7 @@ class Conventions:
         return out
 
 
-#: The conventions of eight tools (see the module's tables).
+#: The conventions of nine tools (see the module's tables).
 PRESETS = {
     "trec_eval": Conventions(),
     "pytrec_eval": Conventions(score_precision="float", recall_rounding="trec_eval9"),
@@ -267,6 +301,10 @@ PRESETS = {
     "recbole": Conventions(ap_denominator="min(k,R)"),
     "recommenders": Conventions(ap_denominator="min(k,R)"),
     "mllib": Conventions(ap_denominator="min(k,R)"),
+    # pytrec_eval's (ir_measures' provider of trec_eval's measures), and the gain of its
+    # RBP without rel: the grade (its trectools provider)
+    "ir_measures": Conventions(score_precision="float", recall_rounding="trec_eval9",
+                               rbp_gain="grade"),
 }  # fmt: skip
 
 _DEFAULT = Conventions()

@@ -62,10 +62,10 @@ CONVENTIONS = {
         "ties": "input" if PRESETS[name].ties == "trec_eval" else PRESETS[name].ties,
     }
     for name in ("trec_eval", "pytrec_eval", "lightgbm", "xgboost", "sklearn", "recbole",
-                 "recommenders", "mllib")
+                 "recommenders", "mllib", "ir_measures")
 }
 # the keywords of its settings
-_SETTINGS = ("no_relevant", "gain", "ties", "threshold", "ap_denominator")
+_SETTINGS = ("no_relevant", "gain", "ties", "threshold", "ap_denominator", "rbp_gain")
 _MAX_LABEL = {"lightgbm": 30, "xgboost": 31}  # the libraries' limits with 2^l - 1
 _SORT_CELLS = 1 << 21  # cells of one padded matrix of scores to sort
 
@@ -345,6 +345,7 @@ def evaluate_groups(
     ties=PRESET_S,
     threshold=UNSET["threshold"],
     ap_denominator=PRESET_S,
+    rbp_gain=PRESET_S,
     weights=None,
     row_weights=None,
     **unknown,
@@ -373,7 +374,8 @@ def evaluate_groups(
         ``"ids"`` or ``"sizes"``.
     conventions : str, optional
         One of ``"trec_eval"``, ``"pytrec_eval"``, ``"lightgbm"``, ``"xgboost"``,
-        ``"sklearn"``, ``"recbole"``, ``"recommenders"``, ``"mllib"``.
+        ``"sklearn"``, ``"recbole"``, ``"recommenders"``, ``"mllib"``,
+        ``"ir_measures"``.
         A preset of :func:`rankeval.evaluate` (None: ``"trec_eval"``), which
         sets ``no_relevant``, ``gain`` and ``ties`` where they are not given
         (see ``CONVENTIONS`` and the module's table): ``"lightgbm"`` is
@@ -412,6 +414,10 @@ def evaluate_groups(
         What ``AP@k`` divides by: every relevant row (trec_eval's ``map_cut``),
         or :math:`\min(k, R)`, the recommender MAP@k (the presets ``"recbole"``,
         ``"recommenders"``, ``"mllib"``; see :class:`~rankeval.Conventions`).
+    rbp_gain : {"binary", "grade"}, default: the preset's
+        The gain of ``RBP`` that names neither ``rel`` nor ``max_grade``: 1 for
+        a relevant label, or the label itself (ir_measures' ``RBP``; the preset
+        ``"ir_measures"``).
     weights : array-like, dict or pandas.Series, optional
         One weight per query (XGBoost's group weights), in the order of the
         result's index, or keyed by query id. Kept in the result's
@@ -481,7 +487,7 @@ def evaluate_groups(
     relevant row: 0 for trec_eval, 1 for LightGBM.
     """
     settings = given(no_relevant=no_relevant, gain=gain, ties=ties, threshold=threshold,
-                     ap_denominator=ap_denominator)
+                     ap_denominator=ap_denominator, rbp_gain=rbp_gain)
     plan, convention = _groups_plan(measures, conventions, {**settings, **unknown})
     y, s = _labels_and_scores(labels, scores, convention, plan.conventions.gain)
     (codes, ids, _), index_name = _groups(group, y.size, group_kind)
