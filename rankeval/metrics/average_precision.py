@@ -193,7 +193,8 @@ def _score_ap(ranked: RankedBlock, k, rel, cap=None):
 
 
 DECLARATIONS = (
-    Declaration("AP", "average precision (mean: MAP), over all relevant documents", _score_ap,
+    Declaration("AP", "average precision (mean: MAP), over all relevant documents; with "
+                "cap=True over min(k, R): the recommender MAP@k", _score_ap,
                 average_precision, params=(REL, Param(
                     "cap", "boolean", None, "divide by min(k, R): the recommender MAP@k "
                     "(RecBole's MAP@k, Microsoft Recommenders' map_at_k, Spark MLlib's "
