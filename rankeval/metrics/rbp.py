@@ -138,8 +138,7 @@ def rbp(relevance, k=None, *, p=0.8, return_residual=False, graded=False):
     elif np.any(batch.grades > 1):
         raise ValueError(
             f"relevance contains the gain {batch.grades.max():g}, but RBP needs gains in "
-            "[0, 1]: divide graded judgments by the top grade (e.g. grades / 3), or "
-            "give graded=True for the grade as the gain (ir_measures' RBP)"
+            "[0, 1]: divide graded judgments by the top grade (e.g. grades / 3)"
         )
     else:
         values = finish(_rbp_kernel(batch.grades[:, :k], p), batch)
