@@ -369,6 +369,17 @@ def _add_outputs(p) -> None:
         "nearest count (trec_eval 10, default) or as trec_eval 9 and pytrec_eval do",
     )  # fmt: skip
     p.add_argument(
+        "--ap-denominator", choices=("R", "min(k,R)"), default=argparse.SUPPRESS,
+        dest="ap_denominator", help="what map_cut (AP@k) divides by: every relevant "
+        "document (trec_eval, default) or min(k, R), the recommender MAP@k of RecBole, "
+        "Microsoft Recommenders and Spark MLlib",
+    )  # fmt: skip
+    p.add_argument(
+        "--rbp-gain", choices=("binary", "grade"), default=argparse.SUPPRESS,
+        dest="rbp_gain", help="the gain of RBP without rel or max_grade: 1 for a relevant "
+        "grade (default) or the grade itself (ir_measures' RBP)",
+    )  # fmt: skip
+    p.add_argument(
         "--digits", type=_digits, default=4, metavar="N",
         help="decimals printed, 0 to 17 (default 4, as trec_eval)",
     )  # fmt: skip

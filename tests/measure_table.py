@@ -270,12 +270,15 @@ MEASURES = {
         (Metric("hit_at_k", lambda r: hit_at_k(r, 2), k=lambda r, k: hit_at_k(r, k)),)),
     "AP": Row(
         "AP", lambda f, g, J: f(_z(g), n_relevant=(J >= 1).sum()),
-        ["AP", "AP@5", "AP@200", "AP(rel=2)@50", "AP(cap=True)@5"],
+        ["AP", "AP@5", "AP@200", "AP(rel=2)@50", "AP(cap=True)@5", "AP(cap=False)@5"],
         (Metric("average_precision", lambda r: average_precision(r),
                 k=lambda r, k: average_precision(r, k)),
          Metric("average_precision@3", lambda r: average_precision(r, 3)),
          Metric("average_precision(in_top_k)", lambda r: average_precision(r, 4, n_relevant="in_top_k")),
-         Metric("average_precision(n_relevant=20)", lambda r: average_precision(r, n_relevant=20)),)),
+         Metric("average_precision(n_relevant=20)", lambda r: average_precision(r, n_relevant=20)),
+         Metric("average_precision(cap_at_k)",
+                lambda r: average_precision(r, 3, cap_at_k=True),
+                pad_neutral=True),)),
     "GMAP": Row(
         "GMAP", lambda f, g, J: f(_z(g), n_relevant=(J >= 1).sum()),
         ["GMAP", "GMAP(rel=2)"]),
@@ -318,8 +321,11 @@ MEASURES = {
          Metric("err(sigmoid)", lambda r: err(r, transform="sigmoid", beta=1.5), pad_neutral=False),)),
     "RBP": Row(
         "RBP(p=0.7)@5", lambda f, g, J: f((_z(g) >= 1).astype(float), 5, p=0.7),
-        ["RBP", "RBP(p=0.5)@5", "RBP(p=0.95)", "RBP(max_grade=4)", "RBP(p=0.7,max_grade=4)@50"],
-        (Metric("rbp", lambda r: rbp(r, p=0.8), max_grade=1, k=lambda r, k: rbp(r, k)),)),
+        ["RBP", "RBP(p=0.5)@5", "RBP(p=0.95)", "RBP(max_grade=4)", "RBP(p=0.7,max_grade=4)@50",
+         "RBP(graded=True)", "RBP(p=0.5,graded=True)@5"],
+        (Metric("rbp", lambda r: rbp(r, p=0.8), max_grade=1, k=lambda r, k: rbp(r, k)),
+         Metric("rbp(graded)", lambda r: rbp(r, p=0.7, graded=True),
+                k=lambda r, k: rbp(r, k, graded=True)),)),
     "AR": Row(
         "AR", lambda f, g, J: f(_z(g), n_relevant=(J >= 1).sum()),
         ["AR", "AR@5", "AR@200"],

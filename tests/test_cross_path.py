@@ -58,7 +58,8 @@ PARAMETERISED = ["P@5", "P(rel=2)@5", "R@3", "AP@10", "RR@3", "nDCG@10", "nDCG@3
                  "nDCG(gain='exponential')@5", "DCG@5", "ERR@5", "RBP(p=0.5)@10",
                  "RBP(p=0.8,rel=2)@5", "SetF(beta=2)", "IPrec(rounding='nearest')@0.4",
                  "IPrec(rounding='trec_eval9')@0.4", "RprecMult@2", "trec_rbp(p=0.5)@5",
-                 "Success(rel=3)@3", "MR@10", "Hits@3"]  # fmt: skip
+                 "Success(rel=3)@3", "MR@10", "Hits@3", "AP@3", "AP(cap=False)@3",
+                 "AP(cap=True)@5", "RBP(graded=True)@5", "RBP(graded=False)@5"]  # fmt: skip
 ALL = DEFAULT_SPELLINGS + PARAMETERISED
 
 
@@ -153,6 +154,18 @@ def test_the_data_has_what_the_paths_differ_on():
     every = {p: rankeval.evaluate(QRELS_DF, RUN_DF, measures_for(p), conventions=p,
                                   missing="skip") for p in ("trec_eval", "lightgbm")}  # fmt: skip
     assert (every["trec_eval"] != every["lightgbm"]).any(axis=1).sum() >= 3
+    # the recommender presets' AP@k (over min(k, R)) differs from trec_eval's on it, and
+    # only AP@k (AP(cap=False)@k keeps R; AP without a cut-off is the same)
+    for p in ("recbole", "recommenders", "mllib"):
+        rec = rankeval.evaluate(QRELS_DF, RUN_DF, ALL, conventions=p, missing="skip")
+        te = rankeval.evaluate(QRELS_DF, RUN_DF, ALL, missing="skip")
+        changed = set(rec.columns[(rec != te).any(axis=0)])
+        assert changed == {"AP@10", "AP@3"}, (p, changed)
+    # ir_measures': pytrec_eval's, and RBP's gain the grade
+    rec = rankeval.evaluate(QRELS_DF, RUN_DF, ALL, conventions="ir_measures", missing="skip")
+    te = rankeval.evaluate(QRELS_DF, RUN_DF, ALL, conventions="pytrec_eval", missing="skip")
+    changed = set(rec.columns[(rec != te).any(axis=0)])
+    assert changed == {"RBP", "RBP(p=0.5)@10"}, changed
     # the row order matters where ties="input" (lightgbm, xgboost)
     ordered = rankeval.evaluate(QRELS_DF, RUN_DF.sort_values("query_id", kind="stable"),
                                 ALL, conventions="lightgbm", missing="skip")  # fmt: skip
@@ -175,6 +188,9 @@ CLI_FLAGS = {"trec_eval": [], "pytrec_eval": ["--score-precision", "float",
              "lightgbm": ["--ties", "input", "--ideal", "retrieved", "--gain", "exponential",
                           "--no-relevant", "1"]}  # fmt: skip
 CLI_FLAGS["xgboost"] = CLI_FLAGS["lightgbm"]
+for _name in ("recbole", "recommenders", "mllib"):
+    CLI_FLAGS[_name] = ["--ap-denominator", "min(k,R)"]
+CLI_FLAGS["ir_measures"] = [*CLI_FLAGS["pytrec_eval"], "--rbp-gain", "grade"]
 
 
 @pytest.mark.parametrize("named", [False, True])
@@ -299,7 +315,9 @@ def test_evaluator_run_form(compact_often, preset, missing, cut_only):
                     and parse_measure(m).declaration.cutoff in ("optional", "required")]  # fmt: skip
         assert len(measures) >= 3 and (RUN_DF.groupby("query_id").size() > 5).sum() >= 5
         probe = rankeval.Evaluator(QRELS, measures, conventions=preset)
-        assert (probe.depth is not None) == (preset in ("trec_eval", "pytrec_eval"))
+        assert (probe.depth is not None) == (preset in ("trec_eval", "pytrec_eval", "recbole",
+                                                        "recommenders", "mllib",
+                                                        "ir_measures"))
     want = rankeval.evaluate(QRELS, RUN_DF, measures, conventions=preset, missing=missing)
     rows = list(RUN_DF.itertuples(index=False))
 
@@ -414,7 +432,8 @@ def test_dask(preset, missing):
 # --- Spark: one session for the module ---------------------------------------------------
 
 SPARK_MEASURES = ["nDCG@10", "nDCG(gain='exponential')@5", "DCG@5", "AP", "P(rel=2)@5",
-                  "RR", "Rprec", "bpref", "infAP", "IPrec@0.4", "NumRet"]  # fmt: skip
+                  "RR", "Rprec", "bpref", "infAP", "IPrec@0.4", "NumRet", "AP@5",
+                  "RBP(p=0.5)@5"]  # fmt: skip
 
 
 SPARK_TIMEOUT = 300  # s: a cold JVM on a busy 2-core machine takes 30-60 s

@@ -339,7 +339,7 @@ def test_version_list_measures_and_describe(files):
     code, out, _ = cli("--list-measures")
     assert code == 0 and out == rankeval.describe() + "\n"
     assert "[trec_eval: gm_map]" in out
-    assert rankeval.describe("MAP").startswith("AP(rel,cap=False)@k  average precision")
+    assert rankeval.describe("MAP").startswith("AP(rel,cap)@k  average precision")
 
 
 def test_usage_names_the_program_as_invoked(monkeypatch, files):

@@ -19,7 +19,7 @@ from rankeval.evaluation.runs import score_run
 # q1: tied scores between grades 3 and 0 (a, b), scores equal as float32 but not as
 # doubles between grades 2 and 0 (d, aa), a relevant document not retrieved (z);
 # q2: no relevant document; q3: R = 3, so that IPrec@0.4 reads the 1st relevant document
-# (trec_eval 10) or the 2nd (trec_eval 9)
+# (trec_eval 10) or the 2nd (trec_eval 9), and AP@1 divides by 3 or by min(1, 3)
 QRELS = {"q1": {"a": 3, "b": 0, "c": 1, "d": 2, "aa": 0, "z": 1},
          "q2": {"x": 0, "y": 0},
          "q3": {"m": 1, "n": 1, "o": 1, "p": 0}}  # fmt: skip
@@ -64,7 +64,7 @@ def _resolved(conventions, measures, **kw):
     return evaluate(QRELS, RUN, measures, conventions=resolve(conventions, **kw))
 
 
-RUN_SETTINGS = ("ties", "ideal", "score_precision")
+RUN_SETTINGS = ("ties", "ideal", "score_precision", "ap_denominator", "rbp_gain")
 ALL_SETTINGS = (*RUN_SETTINGS, "gain", "no_relevant", "recall_rounding")
 # entry point -> the settings it takes as keywords that change a value on this data
 # (rows that carry labels have no unretrieved judged document, and both orders of
@@ -74,8 +74,9 @@ ENTRY_POINTS = {
     "score_run": (_score_run, RUN_SETTINGS),
     "Evaluator": (_evaluator, ALL_SETTINGS),
     "Evaluator.from_labels": (_from_labels, ("score_precision", "gain", "no_relevant",
-                                             "recall_rounding")),
-    "evaluate_groups": (_groups, ("gain", "no_relevant")),
+                                             "recall_rounding", "ap_denominator",
+                                             "rbp_gain")),
+    "evaluate_groups": (_groups, ("gain", "no_relevant", "ap_denominator", "rbp_gain")),
     "distributed resolve": (_resolved, RUN_SETTINGS),
 }
 DEFAULT = Conventions()
@@ -91,7 +92,10 @@ CASES = [
 @pytest.mark.parametrize(("entry", "preset", "setting"), CASES)
 def test_a_keyword_equal_to_the_default_overrides_the_preset(entry, preset, setting):
     call, _ = ENTRY_POINTS[entry]
-    measures = ["IPrec@0.4"] if setting == "recall_rounding" else ["nDCG@3", "nDCG"]
+    # q3 (R = 3, relevant at rank 1): AP@1 is 1/3 over R, 1 over min(k, R)
+    # q1's grades 3 and 2: RBP's gain 1 or the grade
+    measures = {"recall_rounding": ["IPrec@0.4"], "ap_denominator": ["AP@1", "AP"],
+                "rbp_gain": ["RBP", "RBP(p=0.5)@3"]}.get(setting, ["nDCG@3", "nDCG"])
     value = getattr(DEFAULT, setting)  # trec_eval's default
     got = call(preset, measures, **{setting: value})
     want = call(PRESETS[preset].replace(**{setting: value}), measures)

@@ -4,9 +4,10 @@ A :class:`Conventions` holds every choice that changes a number without changing
 the measure's name: the relevance threshold, the order of tied scores, where the
 ideal ranking comes from, what a query the run lacks scores, whether unjudged
 documents count, the precision of scores and grades, a depth, the gain of nDCG
-and DCG, the value of a query with no relevant document, and how a recall level
-becomes a count of relevant documents. It is checked once, when it is made;
-:data:`PRESETS` names the choices of five tools:
+and DCG, the value of a query with no relevant document, how a recall level
+becomes a count of relevant documents, what AP@k divides by, and the gain of
+RBP. It is checked once, when it is made; :data:`PRESETS` names the choices of
+nine tools:
 
 ===============  ===========  =========  =======  =======  ===========  ==========
 preset           ties         ideal      scores   gain     no relevant  recall
@@ -17,6 +18,34 @@ preset           ties         ideal      scores   gain     no relevant  recall
 ``lightgbm``     input order  retrieved  double   2^l - 1  1            nearest
 ``xgboost``      input order  retrieved  double   2^l - 1  1            nearest
 ===============  ===========  =========  =======  =======  ===========  ==========
+
+The three recommender presets differ from ``trec_eval`` in one convention only,
+what AP@k divides by (``ap_denominator``): trec_eval's ``map_cut`` divides by
+every relevant document :math:`R` of the query, and RecBole (``MAP@k``),
+Microsoft Recommenders (``map_at_k``) and Spark MLlib
+(``RankingMetrics.meanAveragePrecisionAt(k)``) by :math:`\min(k, R)`, so that a
+list that fills its top ``k`` with relevant items scores 1:
+
+================  ===============  ===================================
+preset            AP@k divides by  the tool's name of the measure
+================  ===============  ===================================
+``trec_eval``     :math:`R`        ``map_cut_k`` (rankeval: ``AP@k``)
+``recbole``       min(k, R)        ``MAP@k``
+``recommenders``  min(k, R)        ``map_at_k``
+``mllib``         min(k, R)        ``meanAveragePrecisionAt(k)``
+================  ===============  ===================================
+
+Their other conventions are trec_eval's defaults. On the 0/1 feedback these
+tools are built for, that is what they compute too: the ideal ranking of nDCG@k
+made from the user's relevant items (``ideal="judged"``), recall over every
+relevant item. MLlib reads lists already ranked, and the other two sort scores
+without a documented order of ties, so the presets keep trec_eval's order by
+document id, which gives the same value on every machine.
+
+``ir_measures`` is ``pytrec_eval`` (ir_measures computes trec_eval's measures with
+pytrec_eval) with ``rbp_gain="grade"``: ir_measures' ``RBP`` without ``rel`` takes
+a document's grade as its gain (its trectools provider), where rankeval's ``RBP``
+is binary, as ir_measures' ``RBP(rel=1)`` is (see :func:`rankeval.rbp`).
 
 ``trec_eval`` is trec_eval 10; ``pytrec_eval`` is trec_eval 9 (9.0.8, the code
 pytrec_eval bundles): it compares scores as 32-bit floats and turns the recall
@@ -62,9 +91,25 @@ __all__ = ["Conventions", "PRESETS", "MEASURE_PARAMS", "SETTINGS", "conventions"
 #: The values of ``recall_rounding`` (the ``rounding`` of IPrec and 11pt_avg).
 RECALL_ROUNDINGS = ("nearest", "trec_eval9")
 
+#: The values of ``ap_denominator``: what AP@k divides by (trec_eval's first).
+AP_DENOMINATORS = ("R", "min(k,R)")
+
+#: The values of ``rbp_gain``: the gain of RBP that names neither rel nor max_grade.
+RBP_GAINS = ("binary", "grade")
+
 #: Conventions that set a measure parameter: convention -> the parameter's name in the
 #: declarations (a measure without that parameter is left alone).
-MEASURE_PARAMS = {"recall_rounding": "rounding"}
+MEASURE_PARAMS = {"recall_rounding": "rounding", "ap_denominator": "cap",
+                  "rbp_gain": "graded"}
+
+#: The parameter's value for a convention's value, where they are not the same:
+#: convention -> {convention's value: parameter's value}.
+PARAM_VALUES = {"ap_denominator": {"R": False, "min(k,R)": True},
+                "rbp_gain": {"binary": False, "grade": True}}
+
+#: The parameters a measure names that fix what a convention would set (RBP's gain is
+#: fixed by its threshold rel or its scale max_grade): parameter -> those parameters.
+FIXED_BY = {"graded": ("rel", "max_grade")}
 
 
 @dataclass(frozen=True)
@@ -101,6 +146,26 @@ class Conventions:
         measure that names its own ``rounding`` keeps it, ``"nearest"``
         included (``"IPrec(rounding='nearest')@0.4"`` is trec_eval 10's under
         every preset).
+    ap_denominator : {"R", "min(k,R)"}
+        What AP with a cut-off, ``AP@k``, divides its sum of precisions by,
+        given a query's :math:`R` relevant documents: ``"R"`` (the default,
+        data independent: trec_eval's ``map_cut``, which never exceeds
+        :math:`k / R`), or ``"min(k,R)"``, the recommender MAP@k of RecBole
+        (``MAP@k``), Microsoft Recommenders (``map_at_k``) and Spark MLlib
+        (``meanAveragePrecisionAt(k)``), under which a top ``k`` made only of
+        relevant items scores 1 however many more the user has. It sets AP's
+        ``cap`` parameter (``"min(k,R)"`` is ``AP(cap=True)@k``); a measure that
+        names its own ``cap`` keeps it (``"AP(cap=False)@10"`` divides by
+        :math:`R` under every preset), and AP without a cut-off is the same
+        under both (:math:`\min(\infty, R) = R`).
+    rbp_gain : {"binary", "grade"}
+        The gain of ``RBP`` when the measure names neither ``rel`` nor
+        ``max_grade``: ``"binary"`` (the default, rankeval's and Moffat and
+        Zobel's: 1 for a grade at least ``threshold``; ir_measures'
+        ``RBP(rel=1)``), or ``"grade"``, the grade itself (ir_measures' ``RBP``
+        without ``rel``, computed by its trectools provider; values are then
+        not bounded by 1). It sets RBP's ``graded`` parameter; a measure that
+        names ``graded``, ``rel`` or ``max_grade`` keeps its own gain.
 
     Notes
     -----
@@ -119,6 +184,8 @@ class Conventions:
     gain: object = "linear"
     no_relevant: float | None = None
     recall_rounding: str = "nearest"
+    ap_denominator: str = "R"
+    rbp_gain: str = "binary"
 
     def __post_init__(self):
         threshold = check_options(
@@ -156,6 +223,18 @@ class Conventions:
                 f"recall_rounding must be one of {', '.join(map(repr, RECALL_ROUNDINGS))}, "
                 f"got {self.recall_rounding!r}"
             )
+        if self.ap_denominator not in AP_DENOMINATORS:
+            raise ValueError(
+                f"ap_denominator must be one of {', '.join(map(repr, AP_DENOMINATORS))} "
+                f"(trec_eval's map_cut, or the recommender MAP@k of RecBole, Microsoft "
+                f"Recommenders and Spark MLlib), got {self.ap_denominator!r}"
+            )
+        if self.rbp_gain not in RBP_GAINS:
+            raise ValueError(
+                f"rbp_gain must be one of {', '.join(map(repr, RBP_GAINS))} (RBP's gain: 1 "
+                f"for a relevant grade, or the grade itself as in ir_measures' RBP), got "
+                f"{self.rbp_gain!r}"
+            )
 
     def replace(self, **changes) -> Conventions:
         """A copy with some conventions changed (checked again)."""
@@ -184,7 +263,12 @@ class Conventions:
         conventions set (``MEASURE_PARAMS``) where its declaration has the
         parameter, the convention differs from its default, and the measure does
         not name its own value (the parameter's default is None, so that a value
-        named in the measure, the convention's default included, is kept)."""
+        named in the measure, the convention's default included, is kept).
+        ``PARAM_VALUES`` translates a convention's value into the parameter's
+        (``ap_denominator="min(k,R)"`` is ``cap=True``); AP's ``cap`` is given
+        only to AP with a cut-off (without one, both denominators are R), and
+        RBP's ``graded`` only to RBP that names neither ``rel`` nor ``max_grade``
+        (``FIXED_BY``)."""
         out = []
         for m in measures:
             extra = {}
@@ -192,14 +276,18 @@ class Conventions:
                 value = getattr(self, convention)
                 if (m.declaration.param(param) is not None and param not in m.param
                         and value != getattr(_DEFAULT, convention)):
-                    extra[param] = value
+                    if param == "cap" and m.cutoff is None:
+                        continue
+                    if any(name in m.param for name in FIXED_BY.get(param, ())):
+                        continue
+                    extra[param] = PARAM_VALUES.get(convention, {}).get(value, value)
             if extra:
                 m = Measure(m.name, m.cutoff, tuple(sorted({**m.param, **extra}.items())))
             out.append(m)
         return out
 
 
-#: The conventions of five tools (see the module's table).
+#: The conventions of nine tools (see the module's tables).
 PRESETS = {
     "trec_eval": Conventions(),
     "pytrec_eval": Conventions(score_precision="float", recall_rounding="trec_eval9"),
@@ -208,6 +296,15 @@ PRESETS = {
                             no_relevant=1.0),
     "xgboost": Conventions(ties="input", ideal="retrieved", gain="exponential",
                            no_relevant=1.0),
+    # the recommender MAP@k: RecBole's MAP@k, Microsoft Recommenders' map_at_k, Spark
+    # MLlib's RankingMetrics.meanAveragePrecisionAt(k); otherwise trec_eval's
+    "recbole": Conventions(ap_denominator="min(k,R)"),
+    "recommenders": Conventions(ap_denominator="min(k,R)"),
+    "mllib": Conventions(ap_denominator="min(k,R)"),
+    # pytrec_eval's (ir_measures' provider of trec_eval's measures), and the gain of its
+    # RBP without rel: the grade (its trectools provider)
+    "ir_measures": Conventions(score_precision="float", recall_rounding="trec_eval9",
+                               rbp_gain="grade"),
 }  # fmt: skip
 
 _DEFAULT = Conventions()

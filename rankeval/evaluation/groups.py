@@ -61,9 +61,11 @@ CONVENTIONS = {
         "gain": PRESETS[name].gain,
         "ties": "input" if PRESETS[name].ties == "trec_eval" else PRESETS[name].ties,
     }
-    for name in ("trec_eval", "pytrec_eval", "lightgbm", "xgboost", "sklearn")
+    for name in ("trec_eval", "pytrec_eval", "lightgbm", "xgboost", "sklearn", "recbole",
+                 "recommenders", "mllib", "ir_measures")
 }
-_SETTINGS = ("no_relevant", "gain", "ties", "threshold")  # the keywords of its settings
+# the keywords of its settings
+_SETTINGS = ("no_relevant", "gain", "ties", "threshold", "ap_denominator", "rbp_gain")
 _MAX_LABEL = {"lightgbm": 30, "xgboost": 31}  # the libraries' limits with 2^l - 1
 _SORT_CELLS = 1 << 21  # cells of one padded matrix of scores to sort
 
@@ -342,6 +344,8 @@ def evaluate_groups(
     gain=PRESET_S,
     ties=PRESET_S,
     threshold=UNSET["threshold"],
+    ap_denominator=PRESET_S,
+    rbp_gain=PRESET_S,
     weights=None,
     row_weights=None,
     **unknown,
@@ -368,7 +372,10 @@ def evaluate_groups(
         otherwise; ``n`` ones for ``n`` rows fit both readings (``n`` groups
         of one row, or one query with id 1) and raise a ValueError asking for
         ``"ids"`` or ``"sizes"``.
-    conventions : {"trec_eval", "pytrec_eval", "lightgbm", "xgboost", "sklearn"}, optional
+    conventions : str, optional
+        One of ``"trec_eval"``, ``"pytrec_eval"``, ``"lightgbm"``, ``"xgboost"``,
+        ``"sklearn"``, ``"recbole"``, ``"recommenders"``, ``"mllib"``,
+        ``"ir_measures"``.
         A preset of :func:`rankeval.evaluate` (None: ``"trec_eval"``), which
         sets ``no_relevant``, ``gain`` and ``ties`` where they are not given
         (see ``CONVENTIONS`` and the module's table): ``"lightgbm"`` is
@@ -403,6 +410,14 @@ def evaluate_groups(
     threshold : float, default=1
         A label ``>= threshold`` is relevant for binary measures
         (``no_relevant`` does not depend on it).
+    ap_denominator : {"R", "min(k,R)"}, default: the preset's
+        What ``AP@k`` divides by: every relevant row (trec_eval's ``map_cut``),
+        or :math:`\min(k, R)`, the recommender MAP@k (the presets ``"recbole"``,
+        ``"recommenders"``, ``"mllib"``; see :class:`~rankeval.Conventions`).
+    rbp_gain : {"binary", "grade"}, default: the preset's
+        The gain of ``RBP`` that names neither ``rel`` nor ``max_grade``: 1 for
+        a relevant label, or the label itself (ir_measures' ``RBP``; the preset
+        ``"ir_measures"``).
     weights : array-like, dict or pandas.Series, optional
         One weight per query (XGBoost's group weights), in the order of the
         result's index, or keyed by query id. Kept in the result's
@@ -471,7 +486,8 @@ def evaluate_groups(
     are :math:`2^l - 1` (1 over :math:`3 + 1/\log_2 3`). Query 1 has no
     relevant row: 0 for trec_eval, 1 for LightGBM.
     """
-    settings = given(no_relevant=no_relevant, gain=gain, ties=ties, threshold=threshold)
+    settings = given(no_relevant=no_relevant, gain=gain, ties=ties, threshold=threshold,
+                     ap_denominator=ap_denominator, rbp_gain=rbp_gain)
     plan, convention = _groups_plan(measures, conventions, {**settings, **unknown})
     y, s = _labels_and_scores(labels, scores, convention, plan.conventions.gain)
     (codes, ids, _), index_name = _groups(group, y.size, group_kind)

@@ -65,7 +65,8 @@ class Evaluator:
         ``threshold``, ``ties``, ``ideal``, ``missing``, ``judged_only``,
         ``score_precision``, ``grades``, ``max_docs``: as for
         :func:`rankeval.evaluate`; ``gain``, ``no_relevant``,
-        ``recall_rounding``: as the fields of :class:`~rankeval.Conventions`.
+        ``recall_rounding``, ``ap_denominator``, ``rbp_gain``: as the fields
+        of :class:`~rankeval.Conventions`.
         Each one given overrides ``conventions``, a value equal to the default
         included; another keyword is a TypeError that names the allowed ones.
 
@@ -161,8 +162,8 @@ class Evaluator:
             :func:`rankeval.evaluate` (``missing`` changes nothing here:
             every query with a row is in the run); ``gain`` (LightGBM's
             ``label_gain`` as a sequence) and ``no_relevant`` (0 for XGBoost's
-            ``ndcg-``), ``recall_rounding``: as the fields of
-            :class:`~rankeval.Conventions`. Each one given overrides
+            ``ndcg-``), ``recall_rounding``, ``ap_denominator``, ``rbp_gain``:
+            as the fields of :class:`~rankeval.Conventions`. Each one given overrides
             ``conventions``, a value equal to the default included
             (``conventions="xgboost", gain="linear"`` is XGBoost's
             ``ndcg_exp_gain=False``).

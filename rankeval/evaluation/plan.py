@@ -5,7 +5,8 @@ conventions (a preset and the keyword arguments given, through
 :func:`rankeval.evaluation.conventions.resolve`): the names are parsed and checked
 once, each column knows its :class:`~rankeval.Measure`, its aggregation and its
 direction, and the conventions' measure parameters (the gain of nDCG and DCG, the
-recall rounding of ``IPrec``) are given to the measures once. Every entry point is
+recall rounding of ``IPrec``, what ``AP@k`` divides by, RBP's gain) are given to the
+measures once. Every entry point is
 an adapter over it: :func:`rankeval.evaluate` and each batch of its bounded path,
 the command line, :func:`rankeval.evaluate_groups`, :class:`rankeval.Evaluator`, and
 the Dask and Spark partitions, which receive the plan itself (it is frozen and
@@ -51,7 +52,8 @@ class Plan:
     measures : tuple of rankeval.Measure
         The measures scored, each once, with the measure parameters that the
         conventions set (the gain of nDCG and DCG, the ``rounding`` of ``IPrec``
-        and ``11pt_avg``) where the measure does not name its own.
+        and ``11pt_avg``, the ``cap`` of ``AP@k``, RBP's ``graded``) where the
+        measure does not name its own.
     columns : tuple of (str, int)
         One column per name asked for, in the order asked: its label (the name as
         given) and the position of its measure in ``measures``.
@@ -113,8 +115,10 @@ class Plan:
     def replace(self, **conventions) -> Plan:
         """This plan with some conventions changed (checked again); the measures stay as
         they are, so the conventions that set a measure parameter or decide which
-        measures are allowed (``gain``, ``recall_rounding``, ``ties``) may not change."""
-        setting = {"gain", "recall_rounding", "ties"} & set(conventions)
+        measures are allowed (``gain``, ``recall_rounding``, ``ap_denominator``,
+        ``rbp_gain``, ``ties``) may not change."""
+        setting = {"gain", "recall_rounding", "ap_denominator", "rbp_gain",
+                   "ties"} & set(conventions)
         if setting:
             raise ValueError(f"{', '.join(sorted(setting))}: these decide the measures of the "
                              "plan; make a new plan (rankeval.plan) instead")
@@ -228,11 +232,13 @@ def plan(measures, conventions=None, **settings) -> Plan:
         Measure names, as for :func:`rankeval.evaluate`.
     conventions : str or Conventions, optional
         A preset (``"trec_eval"``, ``"pytrec_eval"``, ``"sklearn"``,
-        ``"lightgbm"``, ``"xgboost"``) or a :class:`~rankeval.Conventions`.
+        ``"lightgbm"``, ``"xgboost"``, ``"recbole"``, ``"recommenders"``,
+        ``"mllib"``, ``"ir_measures"``) or a :class:`~rankeval.Conventions`.
     **settings
         Any field of :class:`~rankeval.Conventions` (``threshold``, ``ties``,
         ``ideal``, ``missing``, ``judged_only``, ``score_precision``, ``grades``,
-        ``max_docs``, ``gain``, ``no_relevant``, ``recall_rounding``): each one given
+        ``max_docs``, ``gain``, ``no_relevant``, ``recall_rounding``,
+        ``ap_denominator``, ``rbp_gain``): each one given
         overrides the preset, one equal to its default included.
 
     Returns

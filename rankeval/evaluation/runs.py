@@ -44,6 +44,8 @@ def evaluate(
     gain=UNSET["gain"],
     no_relevant=UNSET["no_relevant"],
     recall_rounding=UNSET["recall_rounding"],
+    ap_denominator=UNSET["ap_denominator"],
+    rbp_gain=UNSET["rbp_gain"],
     columns=None,
     conventions=None,
     max_memory="512MB",
@@ -156,13 +158,23 @@ def evaluate(
         relevant documents: trec_eval 10's rounding, or trec_eval 9's (and
         pytrec_eval's) :math:`\lfloor rR + 0.9 \rfloor` (see
         :class:`~rankeval.Conventions`).
+    ap_denominator : {"R", "min(k,R)"}, default="R"
+        What ``AP@k`` divides by: every relevant document (trec_eval's
+        ``map_cut``), or :math:`\min(k, R)`, the recommender MAP@k of RecBole,
+        Microsoft Recommenders and Spark MLlib (``AP(cap=True)@k``; see
+        :class:`~rankeval.Conventions`).
+    rbp_gain : {"binary", "grade"}, default="binary"
+        The gain of ``RBP`` that names neither ``rel`` nor ``max_grade``: 1 for
+        a relevant grade (rankeval's, ir_measures' ``RBP(rel=1)``), or the grade
+        itself (ir_measures' ``RBP``; ``RBP(graded=True)``).
     columns : dict, optional
         Column names of DataFrame and Arrow inputs, canonical -> yours:
         ``{"query_id": "user", "doc_id": "item", "score": "pred",
         "relevance": "rating"}``.
     conventions : str or Conventions, optional
         A preset, ``"trec_eval"`` (the defaults above), ``"pytrec_eval"``,
-        ``"sklearn"``, ``"lightgbm"`` or ``"xgboost"``, or a
+        ``"sklearn"``, ``"lightgbm"``, ``"xgboost"``, ``"ir_measures"``, one of the
+        recommender presets ``"recbole"``, ``"recommenders"``, ``"mllib"``, or a
         :class:`~rankeval.Conventions`; every keyword argument above that is
         given overrides it, one equal to its default included
         (``conventions="lightgbm", ties="trec_eval"`` orders ties by document
@@ -280,6 +292,7 @@ def evaluate(
         threshold=threshold, ties=ties, ideal=ideal, missing=missing, judged_only=judged_only,
         score_precision=score_precision, grades=grades, max_docs=max_docs, gain=gain,
         no_relevant=no_relevant, recall_rounding=recall_rounding,
+        ap_denominator=ap_denominator, rbp_gain=rbp_gain,
     )  # fmt: skip
     frame, _ = score_run(qrels, run, measures, columns=columns, conventions=conventions,
                          max_memory=max_memory, encoding=encoding, **settings, **unknown)

@@ -217,7 +217,8 @@ class Measure:
     def binary(self) -> bool:
         """True if the measure counts items with grade >= a threshold as relevant (a
         parameter declared ``graded``, such as RBP's ``max_grade``, makes it graded)."""
-        graded = any(p.graded and p.name in self.param for p in self.declaration.params)
+        graded = any(p.graded and self.param.get(p.name) not in (None, False)
+                     for p in self.declaration.params)
         return self.declaration.binary and not graded
 
     @property
@@ -564,7 +565,11 @@ def parse_measure(text) -> Measure:
     ``trec_rbp``) differ only in case, so ``Rbp`` is an error that names
     both. ir_measures writes two measures as others with a parameter:
     ``NumRet(rel=1)`` is ``NumRelRet(rel=1)`` and ``SetP(relative=True)`` is
-    ``SetRelP``. ``dcg='exp-log2'`` means the gain
+    ``SetRelP``. ``RBP`` is binary here (1 for a grade at least ``rel``), as
+    ir_measures' ``RBP(rel=1)``; ir_measures' ``RBP`` without ``rel`` takes the
+    grade as the gain, which is ``RBP(graded=True)`` here (or ``RBP`` under
+    ``conventions="ir_measures"``), and an ir_measures object ``RBP`` without
+    ``rel`` is read so. ``dcg='exp-log2'`` means the gain
     :math:`2^g - 1` and ``dcg='log2'`` the gain :math:`g`, both with the
     discount :math:`\log_2(i + 1)`. A parameter equal to its default is
     dropped from the canonical spelling (``ERR(max_grade=4)@10`` is
@@ -586,7 +591,12 @@ def parse_measure(text) -> Measure:
     if isinstance(text, Measure):
         return text
     if _is_ir_measures(text):
-        text = str(text)  # ir_measures' objects print in its syntax: nDCG@10, NumRet(rel=1)
+        obj, text = text, str(text)  # ir_measures' objects print in its syntax: nDCG@10
+        if obj.NAME == "RBP" and "rel" not in (getattr(obj, "params", None) or {}):
+            # ir_measures' RBP without rel is graded (the grade is the gain), and prints
+            # as "RBP", which is binary here: read the object by its meaning
+            m = parse_measure(text)
+            return Measure(m.name, m.cutoff, tuple(sorted({**m.param, "graded": True}.items())))
     if not isinstance(text, str):
         raise TypeError(
             f"a measure must be a string such as 'nDCG@10' (or an ir_measures measure), "

@@ -49,9 +49,12 @@ def average_precision(relevance, k=None, *, n_relevant="in_list", threshold=1,
     cap_at_k : bool, default=False
         Divide by :math:`\min(k, D)` instead of :math:`D`: the recommender MAP@k of
         RecBole (``MAP@k``), Microsoft Recommenders (``map_at_k``) and Spark MLlib
-        (``meanAveragePrecisionAt(k)``), under which a list that fills its top ``k``
-        with relevant items scores 1 however many relevant items the user has.
-        Needs ``k``. In :func:`rankeval.evaluate`: ``AP(cap=True)@k``.
+        (``RankingMetrics.meanAveragePrecisionAt(k)``), under which a list that
+        fills its top ``k`` with relevant items scores 1 however many relevant
+        items the user has. Needs ``k``. In :func:`rankeval.evaluate`:
+        ``AP(cap=True)@k``, or ``AP@k`` under the convention
+        ``ap_denominator="min(k,R)"`` (the presets ``"recbole"``,
+        ``"recommenders"`` and ``"mllib"``; see :class:`rankeval.Conventions`).
 
     Returns
     -------
@@ -89,7 +92,27 @@ def average_precision(relevance, k=None, *, n_relevant="in_list", threshold=1,
     *Comprehensive Guide*'s AP@k divides by the relevant items in the top
     ``k`` (``n_relevant="in_top_k"`` here). A third convention (common in
     recommender-system code) divides by :math:`\min(k, R_q)`: ``cap_at_k=True``
-    here, ``AP(cap=True)@k`` in :func:`rankeval.evaluate`.
+    here, ``AP(cap=True)@k`` in :func:`rankeval.evaluate` (or ``AP@k`` with
+    ``conventions="recbole"``, ``"recommenders"`` or ``"mllib"``).
+
+    *Each tool's name.* The tools name the two measures so:
+
+    ======================  =====================================  ====================
+    tool                    its name of AP@k                       divides by
+    ======================  =====================================  ====================
+    trec_eval               ``map_cut.k`` (printed ``map_cut_k``)  :math:`R_q`
+    ir_measures             ``AP@k``                               :math:`R_q`
+    RecBole                 ``MAP@k``                              :math:`\min(k, R_q)`
+    Microsoft Recommenders  ``map_at_k``                           :math:`\min(k, R_q)`
+    Spark MLlib             ``meanAveragePrecisionAt(k)``          :math:`\min(k, R_q)`
+    rankeval                ``AP@k``, ``AP(cap=False)@k``          :math:`R_q`
+    rankeval                ``AP(cap=True)@k``                     :math:`\min(k, R_q)`
+    ======================  =====================================  ====================
+
+    In rankeval, ``AP@k`` divides by :math:`R_q` (trec_eval's) unless the
+    conventions say ``ap_denominator="min(k,R)"``; the spellings with ``cap``
+    keep their meaning under every preset. Without a cut-off (MLlib's
+    ``meanAveragePrecision``, trec_eval's ``map``) both divide by :math:`R_q`.
 
     AP equals the area under the precision-recall curve drawn as a step
     function (precision :math:`P(i)` held over each recall step of width
@@ -159,7 +182,7 @@ def _average_precision_kernel(relevant, denominator):
 # --- declarations: the measures of rankeval.evaluate this module computes ------------------
 
 
-def _score_ap(ranked: RankedBlock, k, rel, cap=False):
+def _score_ap(ranked: RankedBlock, k, rel, cap=None):
     n = ranked.n_relevant(rel)
     if cap:
         if k is None:
@@ -170,10 +193,13 @@ def _score_ap(ranked: RankedBlock, k, rel, cap=False):
 
 
 DECLARATIONS = (
-    Declaration("AP", "average precision (mean: MAP), over all relevant documents", _score_ap,
+    Declaration("AP", "average precision (mean: MAP), over all relevant documents; with "
+                "cap=True over min(k, R): the recommender MAP@k", _score_ap,
                 average_precision, params=(REL, Param(
-                    "cap", "boolean", False, "divide by min(k, R): the recommender MAP@k "
-                    "(RecBole, Microsoft Recommenders, Spark MLlib)")),
+                    "cap", "boolean", None, "divide by min(k, R): the recommender MAP@k "
+                    "(RecBole's MAP@k, Microsoft Recommenders' map_at_k, Spark MLlib's "
+                    "meanAveragePrecisionAt); default: the conventions' ap_denominator "
+                    "(R, trec_eval's map_cut)")),
                 aliases=("MAP",), trec_eval="map",
                 trec_eval_cut="map_cut",
                 trec_eval_cuts=(5, 10, 15, 20, 30, 100, 200, 500, 1000), print_order=5, print_order_cut=27,

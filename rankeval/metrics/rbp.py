@@ -15,7 +15,7 @@ from .validation import as_batch, check_k, check_probability, finish
 __all__ = ["rbp"]
 
 
-def rbp(relevance, k=None, *, p=0.8, return_residual=False):
+def rbp(relevance, k=None, *, p=0.8, return_residual=False, graded=False):
     r"""Rank-biased precision: the expected gain per item a patient user reads.
 
     The user always reads the first item and, after each item, reads the next
@@ -45,6 +45,12 @@ def rbp(relevance, k=None, *, p=0.8, return_residual=False):
         the residual is ``p ** d`` and the true RBP of the full ranking lies in
         ``[rbp, rbp + residual]``. If the list is known to be complete and
         judged, the true residual is 0.
+    graded : bool, default=False
+        ``True``: ``relevance`` holds grades, each its own gain, not bounded
+        by 1 (a negative grade, or NaN for an unjudged item, gains 0): the
+        RBP that ir_measures names ``RBP`` (without ``rel``), computed by its
+        trectools provider. Its values lie in [0, top grade). In
+        :func:`rankeval.evaluate`: ``RBP(graded=True)``.
 
     Returns
     -------
@@ -69,6 +75,27 @@ def rbp(relevance, k=None, *, p=0.8, return_residual=False):
     (default :math:`p = 0.9`), which first divide each query's grades by that
     query's top grade; ``rankeval.trec_rbp`` reproduces them, while this
     function takes gains already in [0, 1] and leaves the scaling to the caller.
+
+    *Gains: four readings of one name.* The measure ``RBP`` of
+    :func:`rankeval.evaluate` is binary: :math:`r_i = 1` when the grade is at
+    least the threshold (``rel``, by default the conventions' ``threshold``,
+    1), as in Moffat and Zobel's definition, so that RBP stays in [0, 1) and
+    reads as the rate at which a user meets relevant items. ir_measures'
+    ``RBP(rel=1)`` (its cwl_eval provider) is this one. ir_measures' ``RBP``
+    *without* ``rel`` is another measure: the gain of an item is its grade
+    itself (trectools' ``get_rbp`` with ``binary_topical_relevance=False``),
+    so a list of grade-3 items approaches 3. rankeval computes it as
+    ``RBP(graded=True)``, or as plain ``RBP`` under the conventions
+    ``rbp_gain="grade"`` (the preset ``"ir_measures"``). ``RBP(max_grade=G)``
+    divides each grade by ``G`` (in [0, 1) again), and trec_eval's ``rbp``
+    (:func:`rankeval.trec_rbp`) by the query's top grade. Two differences
+    remain between ``RBP(graded=True)`` and trectools: trectools averages the
+    weights :math:`(1-p)p^{i-1}` over documents with tied scores, while
+    rankeval orders tied documents by its convention (``ties``); and
+    trectools gives no value for a query none of whose ranked documents is
+    relevant, where rankeval gives 0. ir_measures 0.4 leaves its trectools
+    provider out of its default pipeline, so ``ir_measures.calc_aggregate``
+    refuses ``RBP`` without ``rel``; ``ir_measures.trectools`` computes it.
 
     Chapter: :doc:`/chapters/10_rbp`.
 
@@ -103,12 +130,18 @@ def rbp(relevance, k=None, *, p=0.8, return_residual=False):
     p = check_probability(p, "p")
     if not isinstance(return_residual, (bool, np.bool_)):
         raise TypeError(f"return_residual must be True or False, got {return_residual!r}")
-    if np.any(batch.grades > 1):
+    if not isinstance(graded, (bool, np.bool_)):
+        raise TypeError(f"graded must be True or False, got {graded!r}")
+    if graded:
+        gains = np.where(batch.grades > 0, batch.grades, 0.0)  # NaN and negatives: 0
+        values = finish(_rbp_kernel(gains[:, :k], p), batch)
+    elif np.any(batch.grades > 1):
         raise ValueError(
             f"relevance contains the gain {batch.grades.max():g}, but RBP needs gains in "
             "[0, 1]: divide graded judgments by the top grade (e.g. grades / 3)"
         )
-    values = finish(_rbp_kernel(batch.grades[:, :k], p), batch)
+    else:
+        values = finish(_rbp_kernel(batch.grades[:, :k], p), batch)
     if not return_residual:
         return values
     depth = batch.lengths if k is None else np.minimum(batch.lengths, k)
@@ -126,19 +159,41 @@ def _rbp_kernel(gains, p):
 # --- declarations: the measures of rankeval.evaluate this module computes ------------------
 
 
-def _score_rbp(ranked: RankedBlock, k, p=0.8, rel=1, max_grade=None):
-    if max_grade is None:
+def _score_rbp(ranked: RankedBlock, k, p=0.8, rel=1, max_grade=None, graded=None):
+    if graded:
+        gains = ranked.padded(k)  # the grade itself; unjudged and negative grades 0
+    elif max_grade is None:
         gains = relevant(ranked, k, rel).astype(np.float64)
     else:
         gains = check_scale(ranked, k, max_grade, "RBP") / max_grade
     return _rbp_kernel(gains, p)
 
 
+def _check_gain(params: dict, text: str) -> None:
+    """At parse time: ``graded=True`` (the grade as the gain) takes neither a threshold
+    nor a scale."""
+    if params.get("graded"):
+        named = [name for name in ("rel", "max_grade") if name in params]
+        if named:
+            raise ValueError(
+                f"measure {text!r}: graded=True takes the grade itself as the gain, so "
+                f"{' and '.join(named)} has no meaning; RBP(rel=...) is binary, "
+                "RBP(max_grade=...) divides the grade by it"
+            )
+
+
+_score_rbp.check_params = _check_gain
+
 DECLARATIONS = (
-    Declaration("RBP", "rank-biased precision, binary or with gain grade / max_grade",
+    Declaration("RBP", "rank-biased precision: binary (ir_measures' RBP(rel=1)), gain "
+                "grade / max_grade, or graded=True, the grade (ir_measures' RBP)",
                 _score_rbp, rbp,
                 params=(Param("p", "probability", 0.8, "persistence", shown=True), REL,
                         Param("max_grade", "positive", None, "graded gains grade/max_grade",
-                              graded=True)),
+                              graded=True),
+                        Param("graded", "boolean", None, "the grade itself is the gain, "
+                              "as in ir_measures' RBP without rel (its trectools "
+                              "provider); values in [0, top grade), not [0, 1]; default: "
+                              "the conventions' rbp_gain (binary)", graded=True)),
                 binary=True),
 )  # fmt: skip
