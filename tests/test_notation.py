@@ -205,6 +205,25 @@ def test_one_row_per_symbol():
     )
 
 
+def book_letters() -> set[str]:
+    """The Greek and calligraphic letters the chapters, guides and reference pages use."""
+    used = set()
+    for path in CHAPTERS + GUIDES + REFERENCE:
+        segments, prose = chapter_math(path)
+        found = used_symbols(segments, prose)
+        for segment in segments:
+            found |= symbols_in(segment)
+        used |= {letter(s.split("_")[0]) for s in found}
+    return used
+
+
+def test_no_row_for_a_letter_the_book_does_not_use():
+    """A renamed symbol leaves the page with its last use (no stale meaning stays listed)."""
+    used = book_letters()
+    stale = sorted(s for s in defined_greek() if letter(s.split("_")[0]) not in used)
+    assert not stale, f"rows on the notation page for letters no chapter uses: {stale}"
+
+
 def test_the_page_claims_no_open_conflict():
     """The page's note on symbols not yet reconciled is gone with the last of them."""
     assert "Not yet one meaning" not in page_text()
