@@ -264,10 +264,13 @@ ARITHMETIC = re.compile(
 COMPARISON = re.compile(r"[<>]|\\(?:le|ge|leq|geq|lt|gt|in|pm)(?![a-zA-Z])")
 CONTINUATION = re.compile(r"^\s*(?:=|\\approx|\\le|\\ge|<|>)")
 # symbols whose value a chapter sets, not computes (RBP's and ERR's p, BM25's k_1, the recall
-# level lambda, the weights and bounds of chapters 3, 8 and 9)
+# level lambda, the weights and bounds of chapters 3, 8 and 9, the random share chi of
+# chapters 23 and 25; roman names such as chapter 3's top and miss)
 PARAMETERS = {"p", "k_1", "b", "a", "s", "z", r"\lambda", r"\kappa", r"\omega", r"\alpha",
-              r"\beta", r"\theta", r"\gamma", r"\delta"}
-PARAMETER_SETTING = re.compile(r"^\s*(\\?[A-Za-z]+(?:_\{?\w+\}?)?)\s*=\s*\d+\.\d+\s*$")
+              r"\beta", r"\theta", r"\gamma", r"\delta", r"\chi", r"\mathrm{top}",
+              r"\mathrm{miss}"}
+PARAMETER_SETTING = re.compile(
+    r"^\s*(\\mathrm\{[a-z]+\}|\\?[A-Za-z]+(?:_\{?\w+\}?)?)\s*=\s*\d+\.\d+\s*$")
 
 # Bare decimals that are constants of their chapter, not computed results: {notebook stem:
 # {decimal as typed: why it is a constant}}. Values are matched per notebook, as typed.
