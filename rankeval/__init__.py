@@ -84,6 +84,7 @@ _HOME = {
     "wins_losses": "stats.multiple",
     "rank_biased_overlap": "stats.similarity",
     "tau_ap": "stats.similarity",
+    "group_auc": "metrics.classification",
     "fuse": "fusion",
     "adjust_pvalues": "stats.compare",
     "report": "reporting.tables",

@@ -20,7 +20,7 @@ from .validation import (
     finish,
 )
 
-__all__ = ["f1_at_k", "fallout_at_k", "auroc", "ncg_at_k"]
+__all__ = ["f1_at_k", "fallout_at_k", "auroc", "group_auc", "ncg_at_k"]
 
 
 def _f1(hits, k_or_len, total):
@@ -168,9 +168,9 @@ def auroc(relevance, k=None, *, threshold=1):
     .. math:: \text{AUROC} = \frac{|\{(r, n) \in R \times N : \text{pos}(r) < \text{pos}(n)\}|}{|R|\,|N|},
 
     the area under the ROC curve of the ranking (scikit-learn's ``roc_auc_score`` with
-    the positions as scores). Its mean over users, weighted by each user's number of
-    items, is the group AUC (GAUC) of recommender papers:
-    ``rankeval.weighted_mean(values, weights)``.
+    the positions as scores). Its mean over users with a weight per user is the group
+    AUC (GAUC) of recommender papers: :func:`rankeval.group_auc` (RecBole weights a
+    user by the number of relevant items).
 
     Chapter: :doc:`/chapters/02_precision_recall`.
 
@@ -189,6 +189,103 @@ def auroc(relevance, k=None, *, threshold=1):
     rel = judged & (g >= t)
     return finish(_auroc(rel.astype(np.int64), (judged & (g < t)).astype(np.int64),
                          batch.lengths), batch)
+
+
+def group_auc(relevance, k=None, *, threshold=1, weights="relevant"):
+    r"""Group AUC (GAUC): the users' AUROC averaged with a weight per user.
+
+    Parameters
+    ----------
+    relevance : array_like, shape (n_queries, n_items) or list of lists
+        One ranked list of grades per user, best first (NaN: unjudged, left out
+        of every pair, as in :func:`auroc`).
+    k : int or None, default=None
+        Only the top ``k`` items of each list; ``None``: the whole list.
+    threshold : float, default=1
+        A grade ``>= threshold`` counts as relevant; a judged grade below it is
+        non-relevant.
+    weights : {"relevant", "judged", "equal"} or array_like, default="relevant"
+        A user's weight: the number of relevant items (RecBole's ``GAUC``), the
+        number of judged items (the impressions of Zhou et al.'s GAUC), 1 each, or
+        one number >= 0 per user.
+
+    Returns
+    -------
+    float
+        :math:`\sum_u w_u \,\mathrm{AUROC}_u / \sum_u w_u` over the users that
+        have both a relevant and a judged non-relevant item; NaN (with a warning)
+        when no user has both.
+
+    Warns
+    -----
+    UserWarning
+        Naming how many users were left out because their list has no relevant
+        or no judged non-relevant item (their AUROC is undefined; RecBole drops
+        them the same way).
+
+    Notes
+    -----
+    With :math:`M_u` relevant and :math:`N_u` judged non-relevant items in user
+    :math:`u`'s list,
+
+    .. math:: \mathrm{GAUC} = \frac{\sum_u w_u\,\mathrm{AUROC}_u}{\sum_u w_u},
+       \qquad w_u = M_u \text{ (RecBole)}.
+
+    References
+    ----------
+    .. [1] Zhou et al., "Deep Interest Network for Click-Through Rate Prediction",
+       KDD 2018 (GAUC weighted by impressions or clicks).
+    .. [2] Zhao et al., "RecBole: Towards a Unified, Comprehensive and Efficient
+       Framework for Recommendation Algorithms", CIKM 2021 (``GAUC``).
+
+    Chapter: :doc:`/chapters/02_precision_recall`.
+
+    Examples
+    --------
+    >>> from rankeval.metrics.classification import group_auc
+    >>> round(group_auc([[1, 0, 1, 0], [0, 1]]), 4)  # (0.75 * 2 + 0 * 1) / 3
+    0.5
+    """
+    import warnings
+
+    batch = as_judged_batch(relevance)
+    k = check_k(k)
+    t = check_threshold(threshold)
+    g = batch.grades[:, :k]
+    inside = np.arange(g.shape[1]) < batch.lengths[:, None]
+    judged = inside & ~np.isnan(g) & (g >= 0)
+    rel = judged & (g >= t)
+    nonrel = judged & (g < t)
+    values = np.atleast_1d(_auroc(rel.astype(np.int64), nonrel.astype(np.int64),
+                                  batch.lengths))
+    n_rel = rel.sum(axis=1)
+    n_non = nonrel.sum(axis=1)
+    if isinstance(weights, str):
+        choices = {"relevant": n_rel, "judged": n_rel + n_non,
+                   "equal": np.ones(len(values))}
+        if weights not in choices:
+            raise ValueError(f"weights must be one of {sorted(choices)} or one number "
+                             f"per user, got {weights!r}")
+        w = np.asarray(choices[weights], dtype=np.float64)
+    else:
+        w = np.asarray(weights, dtype=np.float64).reshape(-1)
+        if w.shape != values.shape:
+            raise ValueError(f"weights: {len(values)} users need {len(values)} "
+                             f"weights, got {w.size}")
+        if not np.all(np.isfinite(w)) or np.any(w < 0):
+            raise ValueError("weights must be finite numbers >= 0")
+    defined = (n_rel > 0) & (n_non > 0)
+    left_out = int((~defined).sum())
+    if left_out:
+        warnings.warn(f"group_auc: {left_out} of {len(values)} users left out: their "
+                      "list has no relevant or no judged non-relevant item",
+                      UserWarning, stacklevel=2)
+    total = w[defined].sum()
+    if total == 0:
+        warnings.warn("group_auc: no user with a defined AUROC and a weight > 0",
+                      UserWarning, stacklevel=2)
+        return float("nan")
+    return float((w[defined] * values[defined]).sum() / total)
 
 
 def ncg_at_k(relevance, k=None, *, ideal=None):
