@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import sys
@@ -175,20 +176,90 @@ def test_a_number_glued_as_text_is_read_as_a_number():
         "bookstyle.GLUED['n']")
 
 
-def test_per_student_lists_differ_and_are_stable():
-    lists = {sid: autograde.student_list(sid, "7.3") for sid in ("a1", "b2", "c3", "d4")}
-    assert len({tuple(v) for v in lists.values()}) >= 3
-    assert autograde.student_list("a1", "7.3") == lists["a1"]
-    assert autograde.student_list("a1", "1.1") != lists["a1"] or True  # per exercise seed
-    for data in lists.values():
-        assert len(data) == 8 and 0 < sum(data) < 8
-    # the answer is rankeval's on that list, checked by hand for one list
-    data = lists["a1"]
-    ranks = [i + 1 for i, x in enumerate(data) if x]
-    by_hand = sum((k + 1) / r for k, r in enumerate(ranks)) / len(ranks)
-    assert abs(autograde.variant_answer("7.3", "a1") - by_hand) < 1e-12
-    zeros_above = sum(data[:i].count(0) for i, x in enumerate(data) if x)
-    assert autograde.variant_answer("1.1", "a1") == float(
-        sum(autograde.student_list("a1", "1.1")[:i].count(0)
-            for i, x in enumerate(autograde.student_list("a1", "1.1")) if x))
-    assert zeros_above >= 0
+def hidden_code(cell: dict) -> str:
+    return teaching.source(cell).split('""" # END TEST CONFIG\n', 1)[1]
+
+
+def passes(code: str, scope: dict) -> bool:
+    try:
+        exec(code, dict(scope))
+    except AssertionError:
+        return False
+    return True
+
+
+IDS = ("s1001", "s1002", "s1003", "s1004", "s1005", "s1006")
+
+
+@pytest.mark.parametrize("exercise", sorted(autograde.VARIANTS, key=lambda e: tuple(
+    int(x) for x in e.split("."))))
+def test_per_student_data_differ_and_the_hidden_tests_tell_whose_answer(exercise):
+    """Every per-student exercise: different IDs get different data and (for some pair)
+    different answers; each student's own answer passes every hidden test of the
+    exercise, and another student's answer fails at least one (is caught)."""
+    n = len(ANSWERS[exercise]["parts"])
+    sys.path.insert(0, str(ROOT / "chapters"))
+    import bookstyle
+
+    tests = [hidden_code(autograde.variant_test_cell(exercise, i, n, bookstyle.tolerance(p)))
+             for i, p in enumerate(ANSWERS[exercise]["parts"])]
+    data = {sid: autograde.student_data(sid, exercise) for sid in IDS}
+    answers = {sid: autograde.variant_answer(exercise, sid) for sid in IDS}
+    assert len({json.dumps(d, sort_keys=True) for d in data.values()}) >= 4, data
+    assert autograde.student_data(IDS[0], exercise) == data[IDS[0]]  # stable
+    differ = [(a, b) for a in IDS for b in IDS if a < b and answers[a] != answers[b]]
+    assert differ, answers
+    name = autograde.variable(exercise)
+    for sid in IDS:
+        assert all(passes(t, {"STUDENT_ID": sid, name: answers[sid]}) for t in tests)
+    for a, b in differ:  # Alice hands in Bob's answer
+        assert not all(passes(t, {"STUDENT_ID": a, name: answers[b]}) for t in tests)
+    # no ID, no points
+    assert not passes(tests[0], {"STUDENT_ID": "  ", name: answers[IDS[0]]})
+
+
+def test_the_generator_is_sha256_based_and_fixed():
+    """The data do not depend on Python's or NumPy's random streams: these values were
+    computed once by hand from the SHA-256 rule, and must never change."""
+    import hashlib
+
+    def below(sid, exercise, where, count, m):
+        text = f"{sid}|{exercise}|{where}|{count}".encode()
+        return int.from_bytes(hashlib.sha256(text).digest()[:8], "big") % m
+
+    p = autograde.student_data("alice", "10.3")
+    values = autograde.VARIANTS["10.3"]["data"]["values"]
+    assert p == values[below("alice", "10.3", "data", 1, len(values))]
+    spec = autograde.VARIANTS["3.2"]["data"]["fields"]
+    record = autograde.student_data("alice", "3.2")
+    for count, field in enumerate(spec, start=1):
+        lo, hi = spec[field]["lo"], spec[field]["hi"]
+        assert record[field] == lo + below("alice", "3.2", f"data.{field}", count,
+                                           hi - lo + 1)
+
+
+def test_reference_answers_agree_with_hand_values():
+    """Each kind of reference answer on a case worked by hand (the statement's data)."""
+    def run(exercise, data):
+        scope: dict = {}
+        exec(autograde.answer_function(exercise), scope)
+        return scope[autograde.function_name(exercise)](data)
+
+    assert run("1.1", [0, 1, 0, 1, 1, 0]) == 1 + 2 + 2  # zeros above each 1
+    assert run("7.3", [0, 1, 1, 1]) == pytest.approx((1 / 2 + 2 / 3 + 3 / 4) / 3)
+    assert run("3.2", {"n": 10, "relevant": 2, "k": 3}) == pytest.approx(8 / 15)
+    assert run("4.1", [0, 1, 1, 0, 1, 0, 0]) == pytest.approx((53 / 90, 53 / 120))
+    assert run("5.1", [0, 0, 1, 1]) == pytest.approx((5 / 12, 3 / 4))
+    assert run("7.1", [2, 1, 11, 7]) == pytest.approx((23 / 56, 37 / 56))
+    assert run("9.2", [3, 1, 0]) == pytest.approx((7 / 16 + 1 / 16) / 3)  # 0..4 scale
+    assert run("10.1", {"ranking": [0, 1, 1], "p": 0.5}) == pytest.approx((3 / 8, 1 / 8))
+    assert run("10.3", 0.95) == 135
+    assert run("11.1", [0, 1, 0, 0, 1, 0, 1]) == pytest.approx((2, 14 / 3, 10 / 3, 2, 2))
+    assert run("11.2", 7) == 4
+    assert run("12.2", [2, 1, 3, 3, 5])[0] == pytest.approx(7 / 10)
+    assert run("24.1", [64, 16, 8, 2]) == pytest.approx(10 / 4)
+    assert run("24.3", {"items": 101, "rank": 11, "negatives": 10}) == pytest.approx(
+        math.comb(90, 10) / math.comb(100, 10))
+    assert run("25.1", {"both_relevant": 12, "a_alone": 5, "b_alone": 3}) == (
+        pytest.approx(450 / 770))
+    assert run("25.3", [3, 0, 2, 1]) == pytest.approx(1 / 3)

@@ -22,17 +22,20 @@ master notebook (:func:`master_notebook`):
 
 Open and proof exercises stay as statements; teacher/marking.yml grades them.
 
-Per-student data (:data:`VARIANTS`): an exercise whose answer is one number computed from
-a binary list can give every student a list of their own, made from the ``STUDENT_ID``
-the student writes in the assignment's first code cell (:func:`student_list`: a hash of
-the ID and the exercise seeds the list; a blank ID scores nothing). The question then asks for the answer for that
-list; the teacher's solution computes it from the list; the hidden test makes the list
-again from ``STUDENT_ID`` with its own copy of the generator and recomputes the answer,
-so an answer copied from another student fails. The teacher checks that each
-submission's ``STUDENT_ID`` is its author's (it is in the notebook's first cell). Done
-for exercises 1.1 and 7.3 only: the other single-number answers come from inputs in
-their statements (a list, a table, a simulation's seed) that would each need a
-generator and an answer function written for them.
+Per-student data (:data:`VARIANTS`): an exercise whose answer is one number (or a few)
+computed from small inputs in its statement gives every student inputs of their own,
+made from the ``STUDENT_ID`` the student writes in the assignment's first code cell. Each
+entry says how its data is made (a spec of one of a few kinds: a binary list, a list of
+grades, a sequence of integers, one integer, one of some values, a record of these;
+:data:`GENERATOR` draws each value from a SHA-256 of the ID, the exercise and a counter,
+so the data are the same on every machine and with every Python), what the data replace
+in the statement, and the reference answer as the body of a function of the data. The
+question asks for the answer for that data; the teacher's solution computes it; each
+hidden test makes the data again from ``STUDENT_ID`` with its own copy of the generator
+and the spec, and recomputes the answer with its own copy of the reference answer, so an
+answer copied from another student fails (a blank ID scores nothing). The teacher checks
+that each submission's ``STUDENT_ID`` is its author's (it is in the first code cell).
+teacher/README.md lists the exercises without per-student data, and why.
 
     python3 tools/autograde.py OUT [--chapters 1 8] [--grade]
 
@@ -49,6 +52,7 @@ import re
 import shutil
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -64,25 +68,209 @@ KERNELSPEC = {"display_name": "Python 3", "language": "python", "name": "python3
 DATA_PATH = re.compile(r'Path\("\.\."\) / "data"')
 
 
-# exercise -> how the student's own data is made and what the answer is, as code run in
-# the notebook's namespace with `data` the student's list
+# exercise -> how the student's own data is made from STUDENT_ID (`data`: a generator spec,
+# see GENERATOR), what it replaces in the statement (`says`), and the reference answer as
+# the body of a function of `data` that returns the number, or a tuple of the numbers in
+# the order of the exercise's parts (`answer`: rankeval or plain Python, the teacher's
+# method). Each spec is one of a few kinds, reused across exercises:
+#   binary    {"n"}: a 0/1 list of length n with at least one 0 and one 1
+#   graded    {"n", "top"}: grades 0..top, at least one above 0, not all equal
+#   sequence  {"n", "lo", "hi", "distinct", "ties", "varied", "hit_by"}: integers in
+#             lo..hi; all different, or with at least one repeat, or not all equal, or
+#             with a value above 0 among the first hit_by
+#   integer   {"lo", "hi"}: one integer;  choice {"values"}: one of the values
+#   record    {"fields": {name: spec}}: a dict, each field made by its own spec
 VARIANTS = {
-    "1.1": {"data": "binary list", "answer": "rankeval.inversions(data)"},
-    "7.3": {"data": "binary list", "answer": "rankeval.average_precision(data)"},
+    "1.1": {
+        "data": {"kind": "binary", "n": 10},
+        "says": "your binary list replaces [0, 1, 0, 1, 1, 0]",
+        "answer": "return rankeval.inversions(data)",
+    },
+    "3.2": {
+        "data": {"kind": "record", "fields": {
+            "n": {"kind": "integer", "lo": 8, "hi": 16},
+            "relevant": {"kind": "integer", "lo": 2, "hi": 4},
+            "k": {"kind": "integer", "lo": 2, "hi": 5}}},
+        "says": ("`n` items of which `relevant` are relevant, and Hit@`k`, replace ten "
+                 "items, two relevant, and Hit@3"),
+        "answer": ("n, r, k = data['n'], data['relevant'], data['k']\n"
+                   "return 1 - math.comb(n - r, k) / math.comb(n, k)"),
+    },
+    "4.1": {
+        "data": {"kind": "binary", "n": 7},
+        "says": ("your binary list replaces [N, R, R, N, R, N] (1 = R); one more relevant "
+                 "document is not in the list, as in the statement"),
+        "answer": ("return (rankeval.average_precision(data),\n"
+                   "        rankeval.average_precision(data, n_relevant=sum(data) + 1))"),
+    },
+    "5.1": {
+        "data": {"kind": "binary", "n": 6},
+        "says": "your binary list replaces [0, 0, 1, 1]",
+        "answer": ("return (rankeval.average_precision(data),\n"
+                   "        rankeval.average_recall(data))"),
+    },
+    "7.1": {
+        "data": {"kind": "sequence", "n": 4, "lo": 1, "hi": 11, "varied": True},
+        "says": ("your four positions of the first relevant item replace 2, 1, none "
+                 "and 7 (a position of 11 means: not in the top 10)"),
+        "answer": ("system = [[0] * (i - 1) + [1] for i in data]\n"
+                   "mrr = rankeval.reciprocal_rank(system, k=10).mean()\n"
+                   "best = max(rankeval.reciprocal_rank(\n"
+                   "    system[:q] + [[1]] + system[q + 1:], k=10).mean()\n"
+                   "    for q in range(len(system)))\n"
+                   "return (mrr, best)"),
+    },
+    "7.3": {
+        "data": {"kind": "binary", "n": 8},
+        "says": "your binary list replaces the list 0, 1, 1, 1",
+        "answer": "return rankeval.average_precision(data)",
+    },
+    "9.1": {
+        "data": {"kind": "sequence", "n": 2, "lo": 0, "hi": 4, "distinct": True},
+        "says": ("your two grades, on a 0..4 scale, replace [1, 2] on a 0..2 scale; the "
+                 "swapped list is your list reversed"),
+        "answer": ("pair = rankeval.err([data, data[::-1]], max_grade=4)\n"
+                   "return (pair[0], pair[1])"),
+    },
+    "9.2": {
+        "data": {"kind": "graded", "n": 4, "top": 4},
+        "says": ("your four queries' grades, on a 0..4 scale, replace three queries "
+                 "graded 3, 1 and 0 on a 0..3 scale"),
+        "answer": ("return rankeval.err([[g] for g in data],\n"
+                   "                    max_grade=4).mean()"),
+    },
+    "9.3": {
+        "data": {"kind": "graded", "n": 5, "top": 3},
+        "says": "your list of grades (0..3 scale) replaces [0, 0, 1, 3, 0]",
+        "answer": "return rankeval.err(data, max_grade=3, p=0.8)",
+    },
+    "10.1": {
+        "data": {"kind": "record", "fields": {
+            "ranking": {"kind": "binary", "n": 4},
+            "p": {"kind": "choice", "values": [0.5, 0.6, 0.7, 0.8, 0.9]}}},
+        "says": "your `ranking` and `p` replace [0, 1, 1] and p = 0.5",
+        "answer": ("value, residual = rankeval.rbp(data['ranking'], p=data['p'],\n"
+                   "                               return_residual=True)\n"
+                   "return (value, residual)"),
+    },
+    "10.3": {
+        "data": {"kind": "choice",
+                 "values": [round(0.8 + 0.01 * i, 2) for i in range(19)]},
+        "says": "your p replaces p = 0.95",
+        "answer": "return math.ceil(math.log(0.001) / math.log(data))",
+    },
+    "11.1": {
+        "data": {"kind": "binary", "n": 7, "hit_by": 3},
+        "says": ("your list of grades replaces 0, 1, 0, 0, 1, 0, 1 (it has a relevant "
+                 "item in the top 3)"),
+        "answer": ("return (rankeval.first_relevant_position(data),\n"
+                   "        rankeval.mean_rank(data),\n"
+                   "        rankeval.mean_rank(data, k=3),\n"
+                   "        rankeval.mean_rank(data, k=3, beyond='drop'),\n"
+                   "        rankeval.first_relevant_position(data, k=1))"),
+    },
+    "11.2": {
+        "data": {"kind": "integer", "lo": 5, "hi": 40},
+        "says": "your n replaces n = 7",
+        "answer": ("return (data + 1) / 2  # the mean of the positions 1..n, "
+                   "whatever the grades"),
+    },
+    "12.2": {
+        "data": {"kind": "sequence", "n": 5, "lo": 1, "hi": 5, "ties": True,
+                 "varied": True},
+        "says": "x = (1, 2, 3, 4, 5) and your y replace x = (1, 2, 3, 4), y = (2, 1, 3, 3)",
+        "answer": ("x = list(range(1, len(data) + 1))\n"
+                   "return (rankeval.kendall_tau(x, data, variant='a'),\n"
+                   "        rankeval.kendall_tau(x, data),\n"
+                   "        rankeval.spearman_rho(x, data))"),
+    },
+    "24.1": {
+        "data": {"kind": "sequence", "n": 4, "lo": 1, "hi": 64, "distinct": True},
+        "says": ("the numbers of users (of 64) who know each of your four items replace "
+                 "64, 16, 8 and 2"),
+        "answer": ("import rankeval.beyond as rb\n"
+                   "items = [f'i{j}' for j in range(len(data))]\n"
+                   "return rb.novelty({'u': items}, dict(zip(items, data)), 64)"),
+    },
+    "24.3": {
+        "data": {"kind": "record", "fields": {
+            "items": {"kind": "integer", "lo": 51, "hi": 201},
+            "rank": {"kind": "integer", "lo": 2, "hi": 30},
+            "negatives": {"kind": "integer", "lo": 5, "hi": 30}}},
+        "says": ("your catalogue size (`items`), full rank (`rank`) and number of sampled "
+                 "negatives replace 101, 11 and 10"),
+        "answer": ("import numpy as np\n"
+                   "import rankeval.beyond as rb\n"
+                   "return rb.expected_sampled_hit(np.array([data['rank']]), data['items'],\n"
+                   "                               data['negatives'], 1)"),
+    },
+    "25.1": {
+        "data": {"kind": "record", "fields": {
+            "both_relevant": {"kind": "integer", "lo": 6, "hi": 16},
+            "a_alone": {"kind": "integer", "lo": 1, "hi": 8},
+            "b_alone": {"kind": "integer", "lo": 1, "hi": 8}}},
+        "says": ("your counts replace 12 (both relevant), 5 (A alone) and 3 (B alone); "
+                 "the other documents of the 40 both call non-relevant"),
+        "answer": ("import rankeval.beyond as rb\n"
+                   "both, a, b = data['both_relevant'], data['a_alone'], data['b_alone']\n"
+                   "neither = 40 - both - a - b\n"
+                   "first = [1] * both + [0] * neither + [1] * a + [0] * b\n"
+                   "second = [1] * both + [0] * neither + [0] * a + [1] * b\n"
+                   "return rb.cohen_kappa(first, second)"),
+    },
+    "25.3": {
+        "data": {"kind": "sequence", "n": 4, "lo": 0, "hi": 3, "varied": True},
+        "says": ("item j's counts are (your[j], 3 - your[j]): your list replaces "
+                 "3, 0, 2, 1"),
+        "answer": ("import rankeval.beyond as rb\n"
+                   "return rb.fleiss_kappa([[c, 3 - c] for c in data])"),
+    },
 }
 GENERATOR = '''\
-def student_list(student_id, exercise, n=8):
-    """A binary list of length n with at least one 0 and one 1, the same for the same
-    student ID and exercise on every machine."""
+def student_data(student_id, exercise, spec):
+    """The data of `exercise` for `student_id`, made by `spec` (a kind and its
+    sizes), the same on every machine: each draw is a SHA-256 of the ID, the
+    exercise, the field and a counter."""
     import hashlib
-    import random
 
-    digest = hashlib.sha256(f"{student_id}|{exercise}".encode("utf-8")).hexdigest()
-    rng = random.Random(int(digest[:16], 16))
-    while True:
-        data = [rng.randint(0, 1) for _ in range(n)]
-        if 0 < sum(data) < n:
-            return data
+    state = {"count": 0}
+
+    def below(m, where):  # an integer in 0..m-1
+        state["count"] += 1
+        text = f"{student_id}|{exercise}|{where}|{state['count']}"
+        digest = hashlib.sha256(text.encode("utf-8")).digest()
+        return int.from_bytes(digest[:8], "big") % m
+
+    def make(spec, where):
+        kind = spec["kind"]
+        if kind == "record":
+            return {name: make(sub, f"{where}.{name}")
+                    for name, sub in spec["fields"].items()}
+        if kind == "integer":
+            return spec["lo"] + below(spec["hi"] - spec["lo"] + 1, where)
+        if kind == "choice":
+            return spec["values"][below(len(spec["values"]), where)]
+        if kind == "binary":
+            spec = {**spec, "lo": 0, "hi": 1, "varied": True}
+        elif kind == "graded":
+            spec = {**spec, "lo": 0, "hi": spec["top"], "varied": True}
+        elif kind != "sequence":
+            raise ValueError(f"unknown kind of data {kind!r}")
+        for _ in range(10_000):
+            values = [spec["lo"] + below(spec["hi"] - spec["lo"] + 1, where)
+                      for _ in range(spec["n"])]
+            if spec.get("distinct") and len(set(values)) < len(values):
+                continue
+            if spec.get("ties") and len(set(values)) == len(values):
+                continue
+            if spec.get("varied") and len(set(values)) == 1:
+                continue
+            if "hit_by" in spec and not any(values[:spec["hit_by"]]):
+                continue
+            return values
+        raise ValueError(f"no data for {spec!r}")
+
+    return make(spec, "data")
 '''
 ID_LINES = (
     "# Your student ID, as your course's roster has it (a string). The exercises marked\n"
@@ -97,19 +285,40 @@ ASSIGNMENT_NOTE = (
 )
 
 
-def student_list(student_id: str, exercise: str, n: int = 8) -> list[int]:
-    """The list :data:`GENERATOR` makes (the same code, run here)."""
+def student_data(student_id: str, exercise: str):
+    """The data of per-student `exercise` for `student_id`: what :data:`GENERATOR`
+    makes from the exercise's spec in :data:`VARIANTS` (the same code, run here)."""
     scope: dict = {}
     exec(GENERATOR, scope)
-    return scope["student_list"](student_id, exercise, n)
+    return scope["student_data"](student_id, exercise, VARIANTS[exercise]["data"])
 
 
-def variant_answer(exercise: str, student_id: str) -> float:
-    """The answer to a per-student exercise for `student_id` (rankeval on its list)."""
-    import rankeval
+def student_list(student_id: str, exercise: str) -> list[int]:
+    """The list of a per-student exercise whose data is a list (kept for old callers)."""
+    return student_data(student_id, exercise)
 
-    data = student_list(student_id, exercise)
-    return float(eval(VARIANTS[exercise]["answer"], {"rankeval": rankeval, "data": data}))
+
+def function_name(exercise: str) -> str:
+    return "answer_for_" + exercise.replace(".", "_")
+
+
+def answer_function(exercise: str) -> str:
+    """The source of the reference answer of a per-student exercise: a function of the
+    student's data that returns the number, or the tuple of numbers."""
+    body = textwrap.indent(VARIANTS[exercise]["answer"], "    ")
+    return (f"def {function_name(exercise)}(data):\n"
+            "    import math\n\n    import rankeval\n\n" + body + "\n")
+
+
+def variant_answer(exercise: str, student_id: str):
+    """The answer to a per-student exercise for `student_id`: a float, or a tuple of
+    floats when the exercise asks for several numbers."""
+    scope: dict = {}
+    exec(answer_function(exercise), scope)
+    value = scope[function_name(exercise)](student_data(student_id, exercise))
+    if isinstance(value, tuple):
+        return tuple(float(v) for v in value)
+    return float(value)
 
 
 def _raw(text: str) -> dict:
@@ -146,23 +355,27 @@ def answer_expression(part: dict, notebook: dict) -> str:
     return f"{teaching.book_value(notebook, part)!r}  # the value the solution prints"
 
 
-def variant_test_cell(exercise: str, tol: float) -> dict:
-    """The hidden test of a per-student exercise: the list made again from STUDENT_ID
-    (with the test's own copy of the generator), the answer recomputed."""
+def variant_test_cell(exercise: str, index: int, n_parts: int, tol: float) -> dict:
+    """The hidden test of number `index` of a per-student exercise: the data made again
+    from STUDENT_ID with the test's own copy of the generator and the exercise's spec,
+    the answer recomputed with the test's own copy of the reference answer."""
+    pick = f"[{index}]" if n_parts > 1 else ""
     return _code("\n".join([
         '""" # BEGIN TEST CONFIG',
         "hidden: true",
         "points: 1",
         '""" # END TEST CONFIG',
         "import math",
-        "import rankeval",
         "assert isinstance(STUDENT_ID, str) and STUDENT_ID.strip(), 'set STUDENT_ID'",
         "scope = {}",
         f"exec({GENERATOR!r}, scope)",
-        f"data = scope['student_list'](STUDENT_ID, {exercise!r})",
-        f"expected = float({VARIANTS[exercise]['answer']})",
-        f"given = float({variable(exercise)})",
-        f"assert math.isfinite(given) and abs(given - expected) <= {tol!r} + 1e-9 * max(1.0, abs(expected))",
+        f"exec({answer_function(exercise)!r}, scope)",
+        f"data = scope['student_data'](STUDENT_ID, {exercise!r}, "
+        f"{VARIANTS[exercise]['data']!r})",
+        f"expected = float(scope[{function_name(exercise)!r}](data){pick})",
+        f"given = float({variable(exercise)}{pick})",
+        "assert math.isfinite(given) and abs(given - expected) <= "
+        f"{tol!r} + 1e-9 * max(1.0, abs(expected))",
     ]))
 
 
@@ -207,17 +420,20 @@ def question_cells(exercise: str, entry: dict, solution_code: list[str],
     if exercise in VARIANTS:
         data = f"data_{exercise.replace('.', '_')}"
         prompt = (f"**Exercise {exercise}, autograded, with your own data:** the same "
-                  f"question for your list `{data}` (the cell below makes it from your "
-                  "`STUDENT_ID`) instead of the statement's list.")
-        make = (f"{data} = student_list(STUDENT_ID, {exercise!r})\n"
-                f'print("your list:", {data})')
-        if first_variant:  # the student's ID, and the generator, before the first list
+                  f"question for your data `{data}`, which the cell below makes from "
+                  f"your `STUDENT_ID`: {VARIANTS[exercise]['says']}. Answer for your "
+                  f"data, not the statement's: set `{name}` to {shape} ({names}).")
+        make = (f"{data} = student_data(STUDENT_ID, {exercise!r},\n"
+                f"    {VARIANTS[exercise]['data']!r})\n"
+                f'print("your data:", {data})')
+        if first_variant:  # the student's ID, and the generator, before the first data
             own = [_raw("# BEGIN SOLUTION"), _code(ID_LINES + make), _raw("# END SOLUTION")]
         else:
             own = [_code(make)]
-        code[-1] = (f"{name} = {VARIANTS[exercise]['answer'].replace('data', data)}"
-                    "  # SOLUTION")
-        tests = [variant_test_cell(exercise, bookstyle.tolerance(parts[0]))]
+        code[-2:] = [answer_function(exercise), "# END SOLUTION",
+                     f"{name} = {function_name(exercise)}({data})  # SOLUTION"]
+        tests = [variant_test_cell(exercise, i, len(parts), bookstyle.tolerance(p))
+                 for i, p in enumerate(parts)]
     return [
         _raw(f"# BEGIN QUESTION\nname: {question_name(exercise)}\npoints: {len(parts)}\n"
              "check_cell: false"),
