@@ -238,6 +238,25 @@ def test_the_generator_is_sha256_based_and_fixed():
                                            hi - lo + 1)
 
 
+@pytest.mark.parametrize("exercise", [e for e in autograde.VARIANTS
+                                      if "statement" in autograde.VARIANTS[e]])
+def test_the_reference_answer_on_the_statements_data_is_the_books_value(exercise):
+    """The reference answer (the teacher's method) on the statement's own data gives the
+    value the book's solution prints or glues, number by number, within its tolerance:
+    the variant asks the chapter's question, only with other data."""
+    sys.path.insert(0, str(ROOT / "chapters"))
+    import bookstyle
+
+    scope: dict = {}
+    exec(autograde.answer_function(exercise), scope)
+    got = scope[autograde.function_name(exercise)](autograde.VARIANTS[exercise]["statement"])
+    got = got if isinstance(got, tuple) else (got,)
+    notebook = teaching.read_notebook(teaching.chapter_notebook(int(exercise.split(".")[0])))
+    for value, part in zip(got, ANSWERS[exercise]["parts"], strict=True):
+        book = teaching.book_value(notebook, part)
+        assert abs(float(value) - book) <= bookstyle.tolerance(part) + 1e-9, part["name"]
+
+
 def test_reference_answers_agree_with_hand_values():
     """Each kind of reference answer on a case worked by hand (the statement's data)."""
     def run(exercise, data):

@@ -72,21 +72,38 @@ DATA_PATH = re.compile(r'Path\("\.\."\) / "data"')
 # see GENERATOR), what it replaces in the statement (`says`), and the reference answer as
 # the body of a function of `data` that returns the number, or a tuple of the numbers in
 # the order of the exercise's parts (`answer`: rankeval or plain Python, the teacher's
-# method). Each spec is one of a few kinds, reused across exercises:
+# method); `statement` is the statement's own data in the same form, where it has one
+# (the answer on it is the book's value: tests/test_autograde.py). Each spec is one of a few kinds, reused across exercises:
 #   binary    {"n"}: a 0/1 list of length n with at least one 0 and one 1
 #   graded    {"n", "top"}: grades 0..top, at least one above 0, not all equal
-#   sequence  {"n", "lo", "hi", "distinct", "ties", "varied", "hit_by"}: integers in
-#             lo..hi; all different, or with at least one repeat, or not all equal, or
-#             with a value above 0 among the first hit_by
+#   sequence  {"n", "lo", "hi", "distinct", "ties", "varied", "hit_by", "must_have",
+#             "nonzero"}: integers in lo..hi; all different, or with at least one repeat,
+#             or not all equal, or with a value above 0 among the first hit_by, or holding
+#             each of must_have, or without 0
 #   integer   {"lo", "hi"}: one integer;  choice {"values"}: one of the values
 #   record    {"fields": {name: spec}}: a dict, each field made by its own spec
 VARIANTS = {
     "1.1": {
+        "statement": [0, 1, 0, 1, 1, 0],
         "data": {"kind": "binary", "n": 10},
         "says": "your binary list replaces [0, 1, 0, 1, 1, 0]",
         "answer": "return rankeval.inversions(data)",
     },
+    "1.3": {
+        "statement": {'n': 10, 'top': 3},
+        "data": {"kind": "record", "fields": {
+            "n": {"kind": "integer", "lo": 6, "hi": 30},
+            "top": {"kind": "integer", "lo": 2, "hi": 5}}},
+        "says": ("a list of `n` positions and the top `top` replace 10 positions and the "
+                 "top 3"),
+        "answer": ("w_zipf = [1 / i for i in range(1, data['n'] + 1)]\n"
+                   "w_log = [1 / math.log2(i + 1) for i in range(1, data['n'] + 1)]\n"
+                   "top = data['top']\n"
+                   "return (sum(w_zipf[:top]) / sum(w_zipf),\n"
+                   "        sum(w_log[:top]) / sum(w_log))"),
+    },
     "3.2": {
+        "statement": {'n': 10, 'relevant': 2, 'k': 3},
         "data": {"kind": "record", "fields": {
             "n": {"kind": "integer", "lo": 8, "hi": 16},
             "relevant": {"kind": "integer", "lo": 2, "hi": 4},
@@ -97,19 +114,31 @@ VARIANTS = {
                    "return 1 - math.comb(n - r, k) / math.comb(n, k)"),
     },
     "4.1": {
+        "statement": [0, 1, 1, 0, 1, 0],
         "data": {"kind": "binary", "n": 7},
         "says": ("your binary list replaces [N, R, R, N, R, N] (1 = R); one more relevant "
                  "document is not in the list, as in the statement"),
         "answer": ("return (rankeval.average_precision(data),\n"
                    "        rankeval.average_precision(data, n_relevant=sum(data) + 1))"),
     },
+    "4.3": {
+        "statement": [2, 0, 1],
+        "data": {"kind": "sequence", "n": 5, "lo": 0, "hi": 2, "must_have": [1, 2]},
+        "says": "your ranking of grades (0..2) replaces [2, 0, 1]",
+        "answer": ("gap = rankeval.graded_average_precision\n"
+                   "return (gap(data, grade_probabilities=[1, 0]),\n"
+                   "        gap(data, grade_probabilities=[0, 1]),\n"
+                   "        gap(data))"),
+    },
     "5.1": {
+        "statement": [0, 0, 1, 1],
         "data": {"kind": "binary", "n": 6},
         "says": "your binary list replaces [0, 0, 1, 1]",
         "answer": ("return (rankeval.average_precision(data),\n"
                    "        rankeval.average_recall(data))"),
     },
     "7.1": {
+        "statement": [2, 1, 11, 7],
         "data": {"kind": "sequence", "n": 4, "lo": 1, "hi": 11, "varied": True},
         "says": ("your four positions of the first relevant item replace 2, 1, none "
                  "and 7 (a position of 11 means: not in the top 10)"),
@@ -121,6 +150,7 @@ VARIANTS = {
                    "return (mrr, best)"),
     },
     "7.3": {
+        "statement": [0, 1, 1, 1],
         "data": {"kind": "binary", "n": 8},
         "says": "your binary list replaces the list 0, 1, 1, 1",
         "answer": "return rankeval.average_precision(data)",
@@ -129,6 +159,7 @@ VARIANTS = {
         "data": {"kind": "sequence", "n": 2, "lo": 0, "hi": 4, "distinct": True},
         "says": ("your two grades, on a 0..4 scale, replace [1, 2] on a 0..2 scale; the "
                  "swapped list is your list reversed"),
+        "names": "ERR of your list; ERR of your list reversed",
         "answer": ("pair = rankeval.err([data, data[::-1]], max_grade=4)\n"
                    "return (pair[0], pair[1])"),
     },
@@ -140,11 +171,13 @@ VARIANTS = {
                    "                    max_grade=4).mean()"),
     },
     "9.3": {
+        "statement": [0, 0, 1, 3, 0],
         "data": {"kind": "graded", "n": 5, "top": 3},
         "says": "your list of grades (0..3 scale) replaces [0, 0, 1, 3, 0]",
         "answer": "return rankeval.err(data, max_grade=3, p=0.8)",
     },
     "10.1": {
+        "statement": {'ranking': [0, 1, 1], 'p': 0.5},
         "data": {"kind": "record", "fields": {
             "ranking": {"kind": "binary", "n": 4},
             "p": {"kind": "choice", "values": [0.5, 0.6, 0.7, 0.8, 0.9]}}},
@@ -154,12 +187,14 @@ VARIANTS = {
                    "return (value, residual)"),
     },
     "10.3": {
+        "statement": 0.95,
         "data": {"kind": "choice",
                  "values": [round(0.8 + 0.01 * i, 2) for i in range(19)]},
         "says": "your p replaces p = 0.95",
         "answer": "return math.ceil(math.log(0.001) / math.log(data))",
     },
     "11.1": {
+        "statement": [0, 1, 0, 0, 1, 0, 1],
         "data": {"kind": "binary", "n": 7, "hit_by": 3},
         "says": ("your list of grades replaces 0, 1, 0, 0, 1, 0, 1 (it has a relevant "
                  "item in the top 3)"),
@@ -170,12 +205,14 @@ VARIANTS = {
                    "        rankeval.first_relevant_position(data, k=1))"),
     },
     "11.2": {
+        "statement": 7,
         "data": {"kind": "integer", "lo": 5, "hi": 40},
         "says": "your n replaces n = 7",
         "answer": ("return (data + 1) / 2  # the mean of the positions 1..n, "
                    "whatever the grades"),
     },
     "12.2": {
+        "statement": [2, 1, 3, 3],
         "data": {"kind": "sequence", "n": 5, "lo": 1, "hi": 5, "ties": True,
                  "varied": True},
         "says": "x = (1, 2, 3, 4, 5) and your y replace x = (1, 2, 3, 4), y = (2, 1, 3, 3)",
@@ -184,7 +221,68 @@ VARIANTS = {
                    "        rankeval.kendall_tau(x, data),\n"
                    "        rankeval.spearman_rho(x, data))"),
     },
+    "12.3": {
+        "statement": [3, 2, 3, 0, 1, 2, 0, 1, 0, 3],
+        "data": {"kind": "graded", "n": 10, "top": 3},
+        "says": ("your graded list replaces [3, 2, 3, 0, 1, 2, 0, 1, 0, 3]; the positions "
+                 "score 10 for the top item down to 1, as in the chapter"),
+        "answer": ("import numpy as np\n"
+                   "graded = np.array(data)\n"
+                   "position = np.arange(graded.size, 0, -1)\n"
+                   "rises_ndcg, rises_rho = [], []\n"
+                   "for j in range(1, graded.size):\n"
+                   "    swapped = graded.copy()\n"
+                   "    swapped[[j - 1, j]] = swapped[[j, j - 1]]\n"
+                   "    rises_ndcg.append(rankeval.ndcg(swapped, k=10)\n"
+                   "                      - rankeval.ndcg(graded, k=10))\n"
+                   "    rises_rho.append(rankeval.spearman_rho(position, swapped)\n"
+                   "                     - rankeval.spearman_rho(position, graded))\n"
+                   "return (max(rises_ndcg), max(rises_rho))"),
+    },
+    "17.1": {
+        "statement": [2, 1, 3, -2],
+        "data": {"kind": "sequence", "n": 4, "lo": -5, "hi": 5, "nonzero": True,
+                 "varied": True},
+        "says": ("your four differences, in tenths (3 means 0.3), replace (0.2, 0.1, "
+                 "0.3, -0.2)"),
+        "answer": ("from itertools import product\n"
+                   "d = [v / 10 for v in data]\n"
+                   "mean = sum(d) / len(d)\n"
+                   "s = math.sqrt(sum((v - mean) ** 2 for v in d) / (len(d) - 1))\n"
+                   "observed = abs(sum(data))  # in tenths: whole numbers, no rounding\n"
+                   "extreme = sum(abs(sum(sign * v for sign, v in zip(signs, data)))\n"
+                   "              >= observed for signs in product((1, -1), repeat=4))\n"
+                   "return (s, mean / (s / math.sqrt(len(d))), extreme / 16)"),
+    },
+    "17.4": {
+        "statement": {'p_hat': 0.047, 'patterns': 10_000},
+        "data": {"kind": "record", "fields": {
+            "p_hat": {"kind": "choice", "values": [0.041, 0.042, 0.043, 0.046]},
+            "patterns": {"kind": "choice", "values": [2_000, 5_000, 10_000, 20_000]}}},
+        "says": ("your estimate `p_hat` from `patterns` patterns replaces 0.047 from "
+                 "B = 10,000"),
+        "answer": ("p, b = data['p_hat'], data['patterns']\n"
+                   "se = math.sqrt(p * (1 - p) / b)\n"
+                   "return (se, math.ceil(p * (1 - p) / ((0.05 - p) / 3) ** 2))"),
+    },
+    "23.1": {
+        "statement": {'clicks_1': [0, 1, 0, 1], 'clicks_2': [0, 0, 1, 0], 'new_top_2': [3, 1]},
+        "data": {"kind": "record", "fields": {
+            "clicks_1": {"kind": "binary", "n": 4},
+            "clicks_2": {"kind": "binary", "n": 4},
+            "new_top_2": {"kind": "sequence", "n": 2, "lo": 0, "hi": 3,
+                          "distinct": True}}},
+        "says": ("your clicks of impression 1 and 2 (1 = a click at that position) and "
+                 "the new ranker's top 2 replace the statement's; the items and e are "
+                 "the statement's"),
+        "answer": ("from rankeval.online import counterfactual_dcg\n"
+                   "return counterfactual_dcg([data['clicks_1'], data['clicks_2']],\n"
+                   "                          [[0, 1, 2, 3]] * 2, [data['new_top_2']] * 2,\n"
+                   "                          examination=[1, 0.6, 0.3, 0.2],\n"
+                   "                          estimator='item_ips')"),
+    },
     "24.1": {
+        "statement": [64, 16, 8, 2],
         "data": {"kind": "sequence", "n": 4, "lo": 1, "hi": 64, "distinct": True},
         "says": ("the numbers of users (of 64) who know each of your four items replace "
                  "64, 16, 8 and 2"),
@@ -193,6 +291,7 @@ VARIANTS = {
                    "return rb.novelty({'u': items}, dict(zip(items, data)), 64)"),
     },
     "24.3": {
+        "statement": {'items': 101, 'rank': 11, 'negatives': 10},
         "data": {"kind": "record", "fields": {
             "items": {"kind": "integer", "lo": 51, "hi": 201},
             "rank": {"kind": "integer", "lo": 2, "hi": 30},
@@ -205,6 +304,7 @@ VARIANTS = {
                    "                               data['negatives'], 1)"),
     },
     "25.1": {
+        "statement": {'both_relevant': 12, 'a_alone': 5, 'b_alone': 3},
         "data": {"kind": "record", "fields": {
             "both_relevant": {"kind": "integer", "lo": 6, "hi": 16},
             "a_alone": {"kind": "integer", "lo": 1, "hi": 8},
@@ -219,6 +319,7 @@ VARIANTS = {
                    "return rb.cohen_kappa(first, second)"),
     },
     "25.3": {
+        "statement": [3, 0, 2, 1],
         "data": {"kind": "sequence", "n": 4, "lo": 0, "hi": 3, "varied": True},
         "says": ("item j's counts are (your[j], 3 - your[j]): your list replaces "
                  "3, 0, 2, 1"),
@@ -266,6 +367,10 @@ def student_data(student_id, exercise, spec):
             if spec.get("varied") and len(set(values)) == 1:
                 continue
             if "hit_by" in spec and not any(values[:spec["hit_by"]]):
+                continue
+            if not set(spec.get("must_have", ())) <= set(values):
+                continue
+            if spec.get("nonzero") and 0 in values:
                 continue
             return values
         raise ValueError(f"no data for {spec!r}")
@@ -419,6 +524,7 @@ def question_cells(exercise: str, entry: dict, solution_code: list[str],
     own = []
     if exercise in VARIANTS:
         data = f"data_{exercise.replace('.', '_')}"
+        names = VARIANTS[exercise].get("names", names)
         prompt = (f"**Exercise {exercise}, autograded, with your own data:** the same "
                   f"question for your data `{data}`, which the cell below makes from "
                   f"your `STUDENT_ID`: {VARIANTS[exercise]['says']}. Answer for your "
