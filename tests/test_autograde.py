@@ -6,7 +6,11 @@
 * For one fast chapter (1) ``otter assign`` writes the student notebook and the
   autograder; ``otter run`` gives the teacher's solution full marks, a wrong number one
   point less, and the notebook as handed out (answers still ``...``) nothing; with
-  per-student data (exercise 1.1) another student's answer loses the point.
+  per-student data (exercises 1.1 and 1.3) two students each get full marks, and
+  another student's answer loses its points.
+* Every per-student exercise (autograde.VARIANTS): different IDs, different data and
+  answers; the exercise's hidden tests pass each student's own answer and fail a copied
+  one; the reference answer on the statement's data is the book's value.
   ``python3 tasks.py assignments`` does the same for every chapter.
 """
 
@@ -28,7 +32,7 @@ from tools import autograde  # noqa: E402
 teaching = autograde.teaching
 ANSWERS = json.loads(teaching.ANSWERS.read_text(encoding="utf-8"))["exercises"]
 CHECKED = sorted({int(k.split(".")[0]) for k in ANSWERS})
-CHAPTER = 1  # a fast chapter (about 4 s): exercise 1.1 (per-student data) and 1.3
+CHAPTER = 1  # a fast chapter (about 4 s): exercises 1.1 and 1.3, both per-student
 
 
 def student_side(master: dict) -> str:
@@ -106,8 +110,11 @@ def test_otter_writes_a_student_notebook_without_tests_or_answers(assignment):
     assert "BEGIN TEST" not in text and "hidden: true" not in text and "GLUED" not in text
     assert "assert math.isfinite(given)" not in text
     assert "Solution to Exercise" not in text and "papermill" not in text
-    solution = json.loads(assignment["solution"].read_text(encoding="utf-8"))
-    assert "bookstyle.GLUED" in json.dumps(solution) or "solution prints" in json.dumps(solution)
+    assert "def answer_for_" not in text  # the reference answers stay with the teacher
+    solution = json.dumps(json.loads(assignment["solution"].read_text(encoding="utf-8")))
+    for exercise in (k for k in ANSWERS if k.startswith(f"{CHAPTER}.")):
+        assert (f"{autograde.variable(exercise)} = {autograde.function_name(exercise)}("
+                in solution)
 
 
 def test_the_teachers_solution_gets_full_marks_and_a_blank_notebook_none(assignment,
@@ -130,31 +137,69 @@ def with_lines(notebook: dict, name: str, line: str) -> None:
             cell["source"] = text + "\n" + line
 
 
-def test_a_wrong_number_and_another_students_answer_lose_their_points(assignment,
-                                                                      tmp_path):
-    """Alice's submission: exercise 1.1 answered with Bob's number (his list differs),
-    and the first number of 1.3 off by one; every other number right."""
-    variant = next(e for e in autograde.VARIANTS if int(e.split(".")[0]) == CHAPTER)
-    plain = next(e for e in ANSWERS if int(e.split(".")[0]) == CHAPTER
-                 and e not in autograde.VARIANTS and len(ANSWERS[e]["parts"]) > 1)
-    alice = autograde.variant_answer(variant, "alice")
-    bob = next(sid for sid in ("bob", "carol", "dave", "erin")
-               if autograde.variant_answer(variant, sid) != alice)
-    solution = json.loads(assignment["solution"].read_text(encoding="utf-8"))
+def as_student(solution: dict, student_id: str) -> dict:
+    """The teacher's solution notebook with `student_id` as its STUDENT_ID."""
+    solution = json.loads(json.dumps(solution))
     for cell in solution["cells"]:
         text = teaching.source(cell)
         if cell["cell_type"] == "code" and text.startswith("# Your student ID"):
             assert 'STUDENT_ID = "teacher"' in text
-            cell["source"] = text.replace('STUDENT_ID = "teacher"', 'STUDENT_ID = "alice"')
+            cell["source"] = text.replace('STUDENT_ID = "teacher"',
+                                          f"STUDENT_ID = {student_id!r}")
+    return solution
+
+
+def submit(notebook: dict, path: Path) -> Path:
+    path.write_text(json.dumps(notebook), encoding="utf-8")
+    return path
+
+
+def test_a_wrong_number_and_another_students_answer_lose_their_points(assignment,
+                                                                      tmp_path):
+    """Alice's submission: exercise 1.1 answered with Bob's number (his list differs),
+    and the first number of 1.3 off by one; every other number right."""
+    variant = "1.1"
+    multi = next(e for e in ANSWERS if int(e.split(".")[0]) == CHAPTER
+                 and len(ANSWERS[e]["parts"]) > 1)
+    alice = autograde.variant_answer(variant, "alice")
+    bob = next(sid for sid in ("bob", "carol", "dave", "erin")
+               if autograde.variant_answer(variant, sid) != alice)
+    solution = as_student(json.loads(assignment["solution"].read_text(encoding="utf-8")),
+                          "alice")
     name = autograde.variable(variant)
     with_lines(solution, name, f"{name} = {autograde.variant_answer(variant, bob)!r}")
-    name = autograde.variable(plain)
+    name = autograde.variable(multi)
     with_lines(solution, name, f"{name} = ({name}[0] + 1,) + tuple({name}[1:])")
-    submission = tmp_path / "alice.ipynb"
-    submission.write_text(json.dumps(solution), encoding="utf-8")
-    scores = autograde.grade(assignment["autograder"], submission, tmp_path / "alice")
+    scores = autograde.grade(assignment["autograder"], submit(solution, tmp_path / "a.ipynb"),
+                             tmp_path / "alice")
     assert scores[autograde.question_name(variant)] == 0, scores
-    assert scores[autograde.question_name(plain)] == len(ANSWERS[plain]["parts"]) - 1
+    assert scores[autograde.question_name(multi)] == len(ANSWERS[multi]["parts"]) - 1
+    assert scores["total"] == autograde.max_points(CHAPTER) - 2, scores
+
+
+def test_two_students_each_get_full_marks_and_a_copied_tuple_loses(assignment, tmp_path):
+    """Every question of chapter 1 has per-student data. Worked for Alice and for Bob,
+    the teacher's solution gets full marks for each (different data, different answers);
+    Alice handing in Bob's pair for exercise 1.3 loses both of its points."""
+    assert all(e in autograde.VARIANTS for e in ANSWERS if e.startswith(f"{CHAPTER}."))
+    solution = json.loads(assignment["solution"].read_text(encoding="utf-8"))
+    ids = ("alice", "bob")
+    for exercise in ("1.1", "1.3"):
+        assert autograde.student_data(ids[0], exercise) != autograde.student_data(ids[1],
+                                                                                 exercise)
+    bob_13 = autograde.variant_answer("1.3", "bob")
+    alice_13 = autograde.variant_answer("1.3", "alice")
+    assert all(abs(a - b) > 1e-3 for a, b in zip(alice_13, bob_13, strict=True))
+    for sid in ids:
+        scores = autograde.grade(assignment["autograder"],
+                                 submit(as_student(solution, sid), tmp_path / f"{sid}.ipynb"),
+                                 tmp_path / sid)
+        assert scores["total"] == autograde.max_points(CHAPTER), (sid, scores)
+    copied = as_student(solution, "alice")
+    with_lines(copied, "answer_1_3", f"answer_1_3 = {bob_13!r}")
+    scores = autograde.grade(assignment["autograder"], submit(copied, tmp_path / "c.ipynb"),
+                             tmp_path / "copied")
+    assert scores[autograde.question_name("1.3")] == 0, scores
     assert scores["total"] == autograde.max_points(CHAPTER) - 2, scores
 
 
