@@ -137,6 +137,45 @@ VARIANTS = {
         "answer": ("return (rankeval.average_precision(data),\n"
                    "        rankeval.average_recall(data))"),
     },
+    "5.3": {
+        "statement": {"first": [1, 1, 0, 0, 0, 0], "second": [0, 0, 0, 0, 1, 1]},
+        "data": {"kind": "record", "fields": {
+            "first": {"kind": "binary", "n": 6},
+            "second": {"kind": "binary", "n": 6}}},
+        "says": "your lists `first` and `second` replace the statement's two lists",
+        "answer": ("def over_all_ranks(ranking):\n"
+                   "    n = len(ranking)\n"
+                   "    return sum(rankeval.recall_at_k(ranking, k=i)\n"
+                   "               for i in range(1, n + 1)) / n\n"
+                   "return (over_all_ranks(data['first']), over_all_ranks(data['second']))"),
+    },
+    "6.1": {
+        "statement": {"ranking": [0, 1, 1, 0, 0, 1], "missing": 1},
+        "data": {"kind": "record", "fields": {
+            "ranking": {"kind": "binary", "n": 6},
+            "missing": {"kind": "integer", "lo": 0, "hi": 2}}},
+        "says": ("your `ranking` replaces 0, 1, 1, 0, 0, 1, and `missing` relevant "
+                 "documents are not in it (the statement has one)"),
+        "answer": ("from fractions import Fraction\n\n"
+                   "from rankeval.metrics.interpolated_precision import (\n"
+                   "    interpolated_precision)\n"
+                   "from rankeval.metrics.r_precision import r_precision\n"
+                   "ranking = data['ranking']\n"
+                   "r = sum(ranking) + data['missing']\n"
+                   "# the textbook's 11-point rule: at each level 0, 0.1, ..., 1 the best\n"
+                   "# precision at that recall or beyond, 0 where no rank reaches it\n"
+                   "points, hits = [], 0\n"
+                   "for i, g in enumerate(ranking, start=1):\n"
+                   "    if g:\n"
+                   "        hits += 1\n"
+                   "        points.append((Fraction(hits, r), Fraction(hits, i)))\n"
+                   "eleven = sum(max((p for recall, p in points if recall >= Fraction(j, 10)),\n"
+                   "                 default=0) for j in range(11)) / 11\n"
+                   "return (r_precision(ranking, n_relevant=r),\n"
+                   "        rankeval.average_precision(ranking, n_relevant=r),\n"
+                   "        interpolated_precision(ranking, 0.5, n_relevant=r),\n"
+                   "        float(eleven))"),
+    },
     "7.1": {
         "statement": [2, 1, 11, 7],
         "data": {"kind": "sequence", "n": 4, "lo": 1, "hi": 11, "varied": True},
@@ -154,6 +193,13 @@ VARIANTS = {
         "data": {"kind": "binary", "n": 8},
         "says": "your binary list replaces the list 0, 1, 1, 1",
         "answer": "return rankeval.average_precision(data)",
+    },
+    "8.1": {
+        "statement": [2, 0, 1],
+        "data": {"kind": "graded", "n": 4, "top": 3},
+        "says": "your grades (0..3) replace 2, 0, 1; the cut-off stays 3",
+        "answer": ("return (rankeval.ndcg(data, k=3, gain='linear'),\n"
+                   "        rankeval.ndcg(data, k=3, gain='exponential'))"),
     },
     "9.1": {
         "data": {"kind": "sequence", "n": 2, "lo": 0, "hi": 4, "distinct": True},
@@ -239,6 +285,34 @@ VARIANTS = {
                    "                     - rankeval.spearman_rho(position, graded))\n"
                    "return (max(rises_ndcg), max(rises_rho))"),
     },
+    "15.2": {
+        "statement": {"top_3": [0, 1, 1], "missing": 1},
+        "data": {"kind": "record", "fields": {
+            "top_3": {"kind": "binary", "n": 3},
+            "missing": {"kind": "integer", "lo": 1, "hi": 4}}},
+        "says": ("your `top_3` replaces the run's top three (relevant at ranks 2 and 3), "
+                 "and R_q is the relevant documents in it plus `missing` (the statement: "
+                 "2 + 1 = 3)"),
+        "answer": ("top, r = data['top_3'], sum(data['top_3']) + data['missing']\n"
+                   "return (rankeval.average_precision(top, n_relevant=r),\n"
+                   "        rankeval.average_precision(top),\n"
+                   "        rankeval.recall_at_k(top, 3, n_relevant=r),\n"
+                   "        rankeval.recall_at_k(top, 3))"),
+    },
+    "16.1": {
+        "statement": [0, 2, 1, 0, 0, 1],
+        "data": {"kind": "sequence", "n": 6, "lo": 0, "hi": 2, "must_have": [0, 1, 2]},
+        "says": ("your six documents (1 relevant, 0 judged non-relevant, 2 unjudged) "
+                 "replace the statement's; as there, one more judged non-relevant "
+                 "document is not retrieved"),
+        "answer": ("qrels = {'q': {f'd{i}': g for i, g in enumerate(data) if g < 2}}\n"
+                   "qrels['q']['not_retrieved'] = 0\n"
+                   "run = {'q': [f'd{i}' for i in range(len(data))]}\n"
+                   "e = rankeval.evaluate(qrels, run, ['Bpref', 'AP', 'Judged@6'])\n"
+                   "condensed = rankeval.evaluate(qrels, run, ['AP'], judged_only=True)\n"
+                   "return (e['Bpref'].item(), e['AP'].item(), condensed['AP'].item(),\n"
+                   "        e['Judged@6'].item())"),
+    },
     "17.1": {
         "statement": [2, 1, 3, -2],
         "data": {"kind": "sequence", "n": 4, "lo": -5, "hi": 5, "nonzero": True,
@@ -264,6 +338,21 @@ VARIANTS = {
         "answer": ("p, b = data['p_hat'], data['patterns']\n"
                    "se = math.sqrt(p * (1 - p) / b)\n"
                    "return (se, math.ceil(p * (1 - p) / ((0.05 - p) / 3) ** 2))"),
+    },
+    "21.1": {
+        "statement": {"shown": [1, 0, 0, 1, 0], "not_shown": 2},
+        "data": {"kind": "record", "fields": {
+            "shown": {"kind": "binary", "n": 5},
+            "not_shown": {"kind": "integer", "lo": 1, "hi": 4}}},
+        "says": ("your list of five (`shown`, 1 = an item the user chose) replaces "
+                 "positions 1 and 4, and the user chose `not_shown` more items that are "
+                 "not in it (the statement: 2)"),
+        "answer": ("shown = data['shown']\n"
+                   "held_out = sum(shown) + data['not_shown']\n"
+                   "return (rankeval.recall_at_k(shown, 5),\n"
+                   "        rankeval.recall_at_k(shown, 5, n_relevant=held_out),\n"
+                   "        rankeval.ndcg(shown, 5),\n"
+                   "        rankeval.ndcg(shown, 5, ideal=[1] * held_out))"),
     },
     "23.1": {
         "statement": {'clicks_1': [0, 1, 0, 1], 'clicks_2': [0, 0, 1, 0], 'new_top_2': [3, 1]},
