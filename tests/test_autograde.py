@@ -302,6 +302,18 @@ def test_the_reference_answer_on_the_statements_data_is_the_books_value(exercise
         assert abs(float(value) - book) <= bookstyle.tolerance(part) + 1e-9, part["name"]
 
 
+def test_the_teachers_readme_lists_every_exercise_with_or_without_own_data():
+    """teacher/README.md's table: every autograded exercise once; "yes" exactly for the
+    per-student ones, and a reason for each of the others."""
+    text = (ROOT / "teacher" / "README.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| (\d+\.\d+) \| (yes|no) \| (.+) \|$", text, re.M)
+    assert sorted(r[0] for r in rows) == sorted(ANSWERS)
+    for exercise, own, why in rows:
+        assert (own == "yes") == (exercise in autograde.VARIANTS), exercise
+        assert len(why) > 20
+    assert len(autograde.VARIANTS) >= 25
+
+
 def test_reference_answers_agree_with_hand_values():
     """Each kind of reference answer on a case worked by hand (the statement's data)."""
     def run(exercise, data):
