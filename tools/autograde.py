@@ -618,7 +618,8 @@ def question_cells(exercise: str, entry: dict, solution_code: list[str],
                   f"question for your data `{data}`, which the cell below makes from "
                   f"your `STUDENT_ID`: {VARIANTS[exercise]['says']}. Answer for your "
                   f"data, not the statement's: set `{name}` to {shape} ({names}).")
-        make = (f"{data} = student_data(STUDENT_ID, {exercise!r},\n"
+        make = (f"# Your data for exercise {exercise}, made from your STUDENT_ID\n"
+                f"{data} = student_data(STUDENT_ID, {exercise!r},\n"
                 f"    {VARIANTS[exercise]['data']!r})\n"
                 f'print("your data:", {data})')
         if first_variant:  # the student's ID, and the generator, before the first data
