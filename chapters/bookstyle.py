@@ -16,6 +16,7 @@ Usage in a chapter's first code cell::
 
 from __future__ import annotations
 
+import ast
 import functools
 import hashlib
 import json
@@ -38,6 +39,7 @@ __all__ = [
     "check",
     "glue",
     "is_right",
+    "unmet_properties",
     "use",
 ]
 
@@ -143,6 +145,16 @@ def glue(name: str, value):
 # instead of the milliseconds a plain hash took. It is not a secret: a reader can still
 # search for the answer by asking `check` often enough. Graded work uses the autograder
 # (tools/autograde.py), whose tests are never handed out.
+#
+# Properties: a part may also list `properties`, each a condition the right answer must
+# meet and a message for when it does not, e.g. ``{"holds": "0 <= x <= 1", "message":
+# "your nDCG is above 1 or below 0: check the ideal ordering"}``. A condition is computed
+# from the reader's own numbers only (``x`` is this part's number, ``p0``, ``p1``, ...
+# every number of the answer, ``tol`` this part's tolerance): the measure's range,
+# monotonicity the statement implies, or one number recomputed from the others. It
+# stores no value that maps back to the answer (tests/test_autograde.py checks that a
+# condition on ``x`` alone accepts a wide interval). When an answer is not right, `check`
+# says which properties it breaks before the hint.
 
 ANSWERS = Path(__file__).with_name("answers.json")
 _SALT = "rankeval-book"
@@ -264,6 +276,68 @@ def is_right(exercise: str, answer) -> list[bool]:
             for i, (part, value) in enumerate(zip(entry["parts"], values, strict=True))]
 
 
+_FUNCTIONS = {"abs": abs, "round": round, "min": min, "max": max, "sqrt": math.sqrt,
+              "log2": math.log2}
+_NODES = (ast.Expression, ast.BoolOp, ast.And, ast.Or, ast.Not, ast.BinOp, ast.UnaryOp,
+          ast.Compare, ast.Call, ast.Name, ast.Load, ast.Constant, ast.Add, ast.Sub,
+          ast.Mult, ast.Div, ast.Pow, ast.Mod, ast.USub, ast.UAdd, ast.Eq, ast.NotEq,
+          ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.IfExp)
+
+
+@functools.lru_cache(maxsize=512)
+def _condition(text: str):
+    """A property's condition, compiled once: arithmetic, comparisons, ``and``/``or``,
+    the names of the numbers and a few functions; anything else is refused."""
+    tree = ast.parse(text, mode="eval")
+    for node in ast.walk(tree):
+        if not isinstance(node, _NODES):
+            raise ValueError(f"answers.json: {type(node).__name__} is not allowed in a "
+                             f"property's condition: {text!r}")
+        if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name)
+                                               and node.func.id in _FUNCTIONS):
+            raise ValueError(f"answers.json: only {sorted(_FUNCTIONS)} may be called in "
+                             f"a property's condition: {text!r}")
+    return compile(tree, "<property>", "eval")
+
+
+def unmet_properties(exercise: str, answer) -> list[str]:
+    """The messages of the properties (answers.json) that `answer` breaks, in the order
+    of the parts; an empty list when it breaks none. (No printing.)
+
+    Parameters
+    ----------
+    exercise : str
+        The exercise's number, e.g. ``"8.1"``.
+    answer : number or tuple of numbers
+        As for :func:`check`.
+
+    Returns
+    -------
+    list of str
+        One message per broken property. A property says what any right answer must
+        satisfy (a range, an order, a recomputation from the other numbers), computed
+        from the reader's numbers alone; it never compares with the book's value.
+
+    Example
+    -------
+    >>> unmet_properties("8.1", (1.2, 0.9))  # doctest: +SKIP
+    ['Your nDCG@3 with linear gain is above 1: check the ideal ordering ...']
+    """
+    entry, values = _parts(exercise, answer)
+    names = {f"p{i}": v for i, v in enumerate(values)}
+    out = []
+    for part, value in zip(entry["parts"], values, strict=True):
+        scope = {**_FUNCTIONS, **names, "x": value, "tol": tolerance(part)}
+        for prop in part.get("properties", []):
+            try:
+                ok = bool(eval(_condition(prop["holds"]), {"__builtins__": {}}, scope))
+            except (ArithmeticError, ValueError):
+                ok = False  # e.g. a division by the reader's own zero
+            if not ok and prop["message"] not in out:
+                out.append(prop["message"])
+    return out
+
+
 def check(exercise: str, answer) -> None:
     """Say whether `answer` to `exercise` is right, with a hint when it is not.
 
@@ -291,7 +365,8 @@ def check(exercise: str, answer) -> None:
         return
     wrong = [p["name"] for p, ok in zip(entry["parts"], verdicts, strict=True) if not ok]
     which = "" if len(verdicts) == 1 else f" ({', '.join(wrong)})"
-    _say(f"Exercise {exercise}: not right yet{which}. Hint: {entry['hint']}")
+    broken = "".join(f" {message}" for message in unmet_properties(exercise, answer))
+    _say(f"Exercise {exercise}: not right yet{which}.{broken} Hint: {entry['hint']}")
 
 
 def _say(message: str) -> None:

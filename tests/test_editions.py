@@ -240,3 +240,16 @@ def test_the_teachers_edition_is_also_html(tmp_path):
     html = page.read_text(encoding="utf-8")
     assert "Marking guide, Exercise 3.1" in html and "Solution to Exercise 3.1" in html
     assert "Marking notes, Exercise 3.2" in html
+
+
+def test_the_teachers_note_says_which_exercises_have_per_student_data():
+    """A per-student exercise's marking note says the values are the statement's and
+    that the autograder recomputes each student's; a plain one says nothing of it."""
+    from tools import autograde
+
+    notebook = teaching.read_notebook(teaching.chapter_notebook(8))
+    note = editions.autograded_note("8.1", ANSWERS["8.1"], notebook)
+    assert "8.1" in autograde.VARIANTS and "data of their own" in note
+    assert autograde.VARIANTS["8.1"]["says"] in note
+    note = editions.autograded_note("8.3", ANSWERS["8.3"], notebook)
+    assert "8.3" not in autograde.VARIANTS and "data of their own" not in note

@@ -111,7 +111,8 @@ def test_answers_json_holds_no_value_in_plain_sight():
         assert set(entry) == {"ask", "hint", "parts"}
         for part in entry["parts"]:
             assert {"name", "decimals", "source", "digests"} <= set(part)
-            assert set(part) <= {"name", "decimals", "source", "digests", "tolerance"}
+            assert set(part) <= {"name", "decimals", "source", "digests", "tolerance",
+                                 "properties"}
             assert 1 <= len(part["digests"]) <= 4  # 3, or 4 when a float lands on an edge
             assert part["digests"] == sorted(part["digests"])
             assert all(re.fullmatch(r"[0-9a-f]{20}", d) for d in part["digests"])

@@ -201,6 +201,13 @@ def autograded_note(exercise: str, entry: dict, notebook: dict) -> str:
         shown = f"{value:.{max(part['decimals'], 0)}f}" if part["decimals"] else f"{value:g}"
         accept = f"within {tol:g}" if tol else "exactly"  # the hidden test's rule
         out.append(f"- {part['name']}: {shown}; the autograder accepts it {accept}.")
+    from tools import autograde  # here: autograde imports this module
+
+    if exercise in autograde.VARIANTS:
+        out += ["", "In the assignment each student has data of their own "
+                f"({autograde.VARIANTS[exercise]['says']}); the values above are the "
+                "statement's, and the autograder recomputes each student's from their "
+                "`STUDENT_ID` (teacher/README.md)."]
     return "\n".join(out)
 
 
