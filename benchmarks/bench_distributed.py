@@ -27,7 +27,7 @@ conventions differ, chapter 20).
 
 Each (size, engine) runs ``--repeat`` times, the engines taking turns, and the minimum
 of each time is kept. Then, per engine, a least-squares line ``seconds = a + b * rows``
-through the minima (a: the fixed cost, b: the cost per row), and from the lines the
+(a, b >= 0) through the minima (a: the fixed cost, b: the cost per row), and from the lines the
 crossing points: the run size at which 2 workers beat 1, and at which each distributed
 path beats plain evaluate, both on the total (start-up included) and on the evaluation
 alone (a cluster that is already running). The measured crossing (the smallest size
@@ -35,6 +35,7 @@ measured from which on the faster path won at every size) is printed beside it, 
 "not reached up to N rows on this machine".
 
     python benchmarks/bench_distributed.py                  # 50k to 5M rows, --repeat 2
+    python benchmarks/bench_distributed.py --rows 50000 500000 2000000 5000000
     python benchmarks/bench_distributed.py --json benchmarks/distributed.json
     python benchmarks/bench_distributed.py --rows 1000000 --engines rankeval dask-2
 
@@ -391,11 +392,16 @@ def best(results: list[dict]) -> dict:
 
 
 def fit(rows: list[int], seconds: list[float]) -> dict | None:
-    """Least squares ``seconds = a + b * rows``: a in s, b in s per million rows."""
+    """Least squares ``seconds = a + b * rows`` with a, b >= 0 (a time has no negative
+    part; on a loaded machine a plain line through a few noisy minima can slope down):
+    a in s, b in s per million rows."""
+    from scipy.optimize import nnls
+
     if len(rows) < 2:
         return None
-    b, a = np.polyfit(np.asarray(rows, float), np.asarray(seconds, float), 1)
-    return {"a": float(a), "b_per_million": float(b * 1e6)}
+    design = np.column_stack([np.ones(len(rows)), np.asarray(rows, float) / 1e6])
+    (a, b), _ = nnls(design, np.asarray(seconds, float))
+    return {"a": float(a), "b_per_million": float(b)}
 
 
 def fitted_crossing(slow: dict | None, fast: dict | None) -> float | None:
