@@ -115,6 +115,8 @@ def build_zip(root: Path, target: Path, notebooks: list[str], wheel: Path) -> Pa
     files += [p for p in (root / "LICENSE", root / "LICENSE-text.md") if p.is_file()]
     if (root / "data").is_dir():
         files += sorted(p for p in (root / "data").rglob("*") if p.is_file())
+    # the benchmark results that guide/evaluate_at_scale and chapter 20 read
+    files += [p for p in [root / "benchmarks" / "distributed.json"] if p.is_file()]
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as zf:
         for source in files:
             name = f"{top}/{source.relative_to(root).as_posix()}"
