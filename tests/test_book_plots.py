@@ -183,8 +183,8 @@ def test_ch17_system_ranks_are_the_chapters_intervals(ch17):
     assert data.loc["B (new)", "mean"] == pytest.approx(glued["ch17_mean_b_nd"], abs=1e-12)
     # the table the chapter shows under the figure, four decimals
     shown = [o for o in _cell(nb, "c17r0c02")["outputs"]
-             if "text/plain" in o.get("data", {}) and "mean" in "".join(o["data"]["text/plain"])]
-    table = "".join(shown[0]["data"]["text/plain"])
+             if o["output_type"] == "stream" and "mean" in "".join(o["text"])]
+    table = "".join(shown[0]["text"])
     for name, row in data.iterrows():
         line = next(x for x in table.splitlines() if x.startswith(name))
         assert line.split()[-3:] == [f"{v:.4f}" for v in row]

@@ -146,7 +146,7 @@ class Conventions:
         measure that names its own ``rounding`` keeps it, ``"nearest"``
         included (``"IPrec(rounding='nearest')@0.4"`` is trec_eval 10's under
         every preset).
-    ap_denominator : {"R", "min(k,R)"}
+    ap_denominator : str
         What AP with a cut-off, ``AP@k``, divides its sum of precisions by,
         given a query's :math:`R` relevant documents: ``"R"`` (the default,
         data independent: trec_eval's ``map_cut``, which never exceeds

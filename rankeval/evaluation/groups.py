@@ -410,7 +410,7 @@ def evaluate_groups(
     threshold : float, default=1
         A label ``>= threshold`` is relevant for binary measures
         (``no_relevant`` does not depend on it).
-    ap_denominator : {"R", "min(k,R)"}, default: the preset's
+    ap_denominator : str, default: the preset's
         What ``AP@k`` divides by: every relevant row (trec_eval's ``map_cut``),
         or :math:`\min(k, R)`, the recommender MAP@k (the presets ``"recbole"``,
         ``"recommenders"``, ``"mllib"``; see :class:`~rankeval.Conventions`).

@@ -158,7 +158,7 @@ def evaluate(
         relevant documents: trec_eval 10's rounding, or trec_eval 9's (and
         pytrec_eval's) :math:`\lfloor rR + 0.9 \rfloor` (see
         :class:`~rankeval.Conventions`).
-    ap_denominator : {"R", "min(k,R)"}, default="R"
+    ap_denominator : str, default="R"
         What ``AP@k`` divides by: every relevant document (trec_eval's
         ``map_cut``), or :math:`\min(k, R)`, the recommender MAP@k of RecBole,
         Microsoft Recommenders and Spark MLlib (``AP(cap=True)@k``; see
