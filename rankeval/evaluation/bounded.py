@@ -115,8 +115,10 @@ from ..io.stream import (
     source_size,
     spooled,
 )
-from ..io.tables import finish, first_duplicate, id_kind, is_parquet, mixed_id_types
+from ..io.tables import _packed, finish, first_duplicate, id_kind, is_parquet, mixed_id_types
 from ..ranking import by_query_and_score, columns_of, compared_scores, release_memory
+from ..ranking.ordering import _stable_order
+from ..ranking.pipeline import Checked
 from .conventions import Conventions
 from .core import warn_skipped
 from .plan import Plan
@@ -522,6 +524,99 @@ def _run_starts(ids: pa.Array) -> np.ndarray:
     return np.concatenate([[0], np.flatnonzero(change.to_numpy(zero_copy_only=False)) + 1])
 
 
+_ODD = np.uint64(0x9E3779B97F4A7C15)
+
+
+def _words(ids: pa.Array):
+    """``(key, low, high)``: for every id, an integer key (equal ids, equal keys) and
+    the words the key came from, to confirm a match exactly; None when the ids are
+    not all integers or strings of at most 16 bytes without a NUL byte."""
+    if pa.types.is_integer(ids.type):
+        key = ids.to_numpy(zero_copy_only=False).astype(np.int64)
+        return key, key, None
+    words = _packed(ids)
+    if words is None:
+        return None
+    low, high = words
+    if high is None:
+        return low, low, None
+    with np.errstate(over="ignore"):
+        return low ^ (high * _ODD), low, high
+
+
+class _QueryLookup:
+    """The position of query ids among the qrels' distinct ids (``values``), batch
+    after batch: the keys of ``values`` are sorted once, and each batch costs a
+    binary search of its own ids (Arrow's ``index_in`` builds a hash table of all
+    the qrels' queries at every call, a cost per batch that grows with the queries).
+
+    A string id of at most 16 bytes (and no NUL byte) is its bytes, held in two
+    64-bit words, and its key mixes the two; a match of keys is then confirmed on
+    the words, so that it is exact. Ids that do not fit (longer strings, a NUL byte,
+    two distinct ids of one key) are looked up by ``index_in``, as before.
+    """
+
+    def __init__(self, values: pa.Array):
+        self.values = values
+        found = _words(values) if len(values) else None
+        self.sorted = None
+        if found is None:
+            return
+        key, self.low, self.high = found
+        order = np.argsort(key, kind="stable")
+        ordered = key[order]
+        if ordered.size > 1 and (ordered[1:] == ordered[:-1]).any():
+            return  # two distinct ids of one key: Arrow's lookup instead
+        self.order, self.sorted = order, ordered
+
+    def __call__(self, queries: pa.Array) -> np.ndarray:
+        """Every id's position in ``values`` (int64), -1 if absent."""
+        if isinstance(queries, pa.ChunkedArray):
+            queries = queries.combine_chunks()
+        found = None
+        if self.sorted is not None and len(queries) \
+                and pa.types.is_integer(queries.type) == pa.types.is_integer(self.values.type):
+            found = _words(queries)
+        if found is None:
+            at = pc.index_in(queries, value_set=self.values)
+            return pc.fill_null(at, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+        key, low, high = found
+        pos = np.minimum(np.searchsorted(self.sorted, key), self.sorted.size - 1)
+        at = self.order[pos]
+        hit = (self.sorted[pos] == key) & (self.low[at] == low)
+        if self.high is not None or high is not None:
+            mine = self.high[at] if self.high is not None else np.zeros(at.size, np.uint64)
+            hit &= mine == (high if high is not None else 0)
+        return np.where(hit, at, -1).astype(np.int64)
+
+
+def _take_ascending(table: pa.Table, rows: np.ndarray) -> pa.Table:
+    """``table.take(rows)`` for ascending ``rows``, record batch by record batch: the
+    cost follows the rows taken (Arrow's take of a table of many chunks costs about
+    its whole length at every call, a cost per batch that grows with the qrels)."""
+    batches = table.to_batches()
+    ends = np.cumsum([b.num_rows for b in batches], dtype=np.int64)
+    cuts = np.searchsorted(rows, ends)
+    parts, lo = [], 0
+    for batch, end, hi in zip(batches, ends.tolist(), cuts.tolist(), strict=True):
+        if hi > lo:
+            parts.append(batch.take(pa.array(rows[lo:hi] - (end - batch.num_rows))))
+        lo = hi
+    return pa.Table.from_batches(parts, schema=table.schema)
+
+
+def _id_order(ids: np.ndarray, integers: bool) -> np.ndarray:
+    """The order of the query ids ``ids`` (distinct) as evaluate sorts them: integers
+    by value, strings by their UTF-8 bytes (Arrow's sort; Python's str order, by code
+    point, is the same), without a comparison of Python objects."""
+    if integers:
+        return np.argsort(ids.astype(np.int64), kind="stable")
+    try:
+        return pc.sort_indices(pa.array(ids, pa.string())).to_numpy()
+    except (pa.ArrowInvalid, pa.ArrowTypeError):  # (not all str: Python's order)
+        return np.array(sorted(range(len(ids)), key=ids.__getitem__), dtype=np.int64)
+
+
 class _State:
     """The per-query frames scored so far, and the ids of the finished queries."""
 
@@ -530,16 +625,23 @@ class _State:
         # the tables scored are canonical: only the name of your query column is kept,
         # for the index (as evaluate names it)
         self.index_name = (columns or {}).get("query_id", "query_id")
-        self.judged = pc.unique(qrels.column("query_id"))
-        # the qrels by query (a stable sort keeps each query's rows in file order), and
-        # each query's row range: a batch takes its queries' rows without a scan of all
-        # the qrels (a scan per batch would make the time grow with queries x batches)
+        # the qrels by query (each query's rows in file order), and each query's row
+        # range: a batch takes its queries' rows without a scan of all the qrels (a scan
+        # per batch would make the time grow with queries x batches). Queries are
+        # numbered in order of first appearance; qrels grouped by query (as written)
+        # are kept as they are, others are put in that order by a stable sort.
         ids = qrels.column("query_id")
-        self.by_query = qrels.take(pc.sort_indices(ids))
-        sorted_ids = self.by_query.column("query_id").combine_chunks()
-        starts = _run_starts(sorted_ids) if len(sorted_ids) else np.zeros(0, np.int64)
-        self.query_values = sorted_ids.take(pa.array(starts))
-        self.bounds = np.append(starts, len(sorted_ids)).astype(np.int64)
+        encoded = pc.dictionary_encode(ids)
+        if isinstance(encoded, pa.ChunkedArray):
+            encoded = encoded.combine_chunks()
+        codes = encoded.indices.to_numpy(zero_copy_only=False)
+        self.query_values = self.judged = encoded.dictionary
+        order = _stable_order(codes, len(self.query_values))
+        grouped = bool((np.diff(order) == 1).all()) if order.size else True
+        self.by_query = qrels if grouped else qrels.take(pa.array(order))
+        counts = np.bincount(codes, minlength=len(self.query_values))
+        self.bounds = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        self.lookup = _QueryLookup(self.query_values)
         self.name_rows("run table", True)
         self.reset()
 
@@ -591,13 +693,13 @@ class _State:
                 raise mixed_id_types("query_id", ours, theirs,
                                      f" (qrels: {ours}, run: {theirs})")
             queries = queries.cast(self.query_values.type)
-        at = pc.index_in(queries, value_set=self.query_values)
-        at = np.sort(pc.drop_null(at).to_numpy().astype(np.int64))
+        at = self.lookup(queries)
+        at = np.sort(at[at >= 0])
         starts, stops = self.bounds[at], self.bounds[at + 1]
         lengths = stops - starts
         rows = np.repeat(starts - (np.cumsum(lengths) - lengths), lengths) \
             + np.arange(int(lengths.sum()), dtype=np.int64)
-        return self.by_query.take(pa.array(rows))
+        return _take_ascending(self.by_query, rows)
 
     def reset(self):
         self.frames, self.in_run, self.seen, self.run_queries = [], [], set(), 0
@@ -615,7 +717,7 @@ class _State:
         try:
             sub = self.judgments_of(queries)
             frame = None if sub.num_rows == 0 else self.score(
-                sub, table, self.plan, max_memory=None)[0]
+                Checked(sub), table, self.plan, max_memory=None)[0]
         except (ValueError, TypeError):
             # the whole path looks for a document listed twice first, and names its lines
             self.check(table)
@@ -630,7 +732,7 @@ class _State:
         import pandas as pd
 
         if self.chosen.missing == "zero":
-            seen = pa.array(sorted(self.seen), self.judged.type) if self.seen else None
+            seen = pa.array(list(self.seen), self.judged.type) if self.seen else None
             unseen = self.qrels if seen is None else self.qrels.filter(
                 pc.invert(pc.is_in(self.qrels.column("query_id"), value_set=seen)))
             if unseen.num_rows:
@@ -642,7 +744,7 @@ class _State:
                 self.in_run.append(np.zeros(len(frame), dtype=bool))
         skipped = 0
         if self.chosen.missing is None and self.frames:  # a file: skipped, with a word
-            seen = pa.array(sorted(self.seen), self.judged.type) if self.seen else None
+            seen = pa.array(list(self.seen), self.judged.type) if self.seen else None
             skipped = len(self.judged) if seen is None else int(pc.sum(pc.invert(
                 pc.is_in(self.judged, value_set=seen))).as_py() or 0)
         if not self.frames:
@@ -655,8 +757,7 @@ class _State:
         integers = all(f.index.dtype.kind == "i" for f in self.frames)
         frame = pd.concat(self.frames, ignore_index=True) if len(self.frames) > 1 \
             else self.frames[0].reset_index(drop=True)
-        # evaluate sorts string ids by their UTF-8 bytes: Python's str order is the same
-        order = sorted(range(len(ids)), key=ids.__getitem__)
+        order = _id_order(ids, integers)
         frame = frame.iloc[order]
         # named and typed as evaluate's index: your query column's name, int64 or object
         frame.index = pd.Index(ids[order], name=self.index_name,
