@@ -115,7 +115,7 @@ from ..io.stream import (
     source_size,
     spooled,
 )
-from ..io.tables import _packed, finish, first_duplicate, id_kind, is_parquet, mixed_id_types
+from ..io.tables import finish, first_duplicate, id_kind, is_parquet, mixed_id_types
 from ..ranking import by_query_and_score, columns_of, compared_scores, release_memory
 from ..ranking.ordering import _stable_order
 from ..ranking.pipeline import Checked
@@ -525,23 +525,44 @@ def _run_starts(ids: pa.Array) -> np.ndarray:
 
 
 _ODD = np.uint64(0x9E3779B97F4A7C15)
+# Query ids of at most this many bytes are looked up by their bytes (_QueryLookup)
+_MAX_WIDTH = 64
 
 
-def _words(ids: pa.Array):
-    """``(key, low, high)``: for every id, an integer key (equal ids, equal keys) and
-    the words the key came from, to confirm a match exactly; None when the ids are
-    not all integers or strings of at most 16 bytes without a NUL byte."""
-    if pa.types.is_integer(ids.type):
-        key = ids.to_numpy(zero_copy_only=False).astype(np.int64)
-        return key, key, None
-    words = _packed(ids)
-    if words is None:
+def _id_words(ids: pa.Array, width: int | None = None):
+    """Every string of ``ids`` as its bytes, zero-padded to ``width`` bytes (a multiple
+    of 8, by default the longest string's), read as 64-bit words: an ``(n, width // 8)``
+    array, so that equal strings give equal rows and unequal ones unequal rows. None
+    for strings longer than ``_MAX_WIDTH`` bytes or holding a NUL byte (which the
+    padding could not tell apart), and for ids that are not strings."""
+    if not (pa.types.is_string(ids.type) or pa.types.is_binary(ids.type)):
         return None
-    low, high = words
-    if high is None:
-        return low, low, None
+    _, offsets, data = ids.buffers()
+    bounds = np.frombuffer(offsets, dtype=np.int32, count=len(ids) + 1, offset=4 * ids.offset)
+    longest = int(np.diff(bounds).max()) if len(ids) else 0
+    if longest > _MAX_WIDTH or data is None and longest:
+        return None
+    if longest:
+        raw = np.frombuffer(data, dtype=np.uint8)[bounds[0] : bounds[-1]]
+        if raw.min() == 0:
+            return None
+    width = max(width or 0, 8 * max(1, -(-longest // 8)))
+    text = ids if pa.types.is_string(ids.type) else ids.cast(pa.string(), safe=False)
+    padded = pc.ascii_rpad(text, width=width, padding="\x00")  # (counts bytes)
+    start = np.frombuffer(padded.buffers()[1], dtype=np.int32, count=1,
+                          offset=4 * padded.offset)[0]
+    return np.frombuffer(padded.buffers()[2], dtype="<u8", count=len(ids) * width // 8,
+                         offset=int(start)).reshape(len(ids), width // 8)
+
+
+def _mixed(words: np.ndarray) -> np.ndarray:
+    """One 64-bit key per row of words (equal rows, equal keys)."""
+    key = words[:, 0].copy()
     with np.errstate(over="ignore"):
-        return low ^ (high * _ODD), low, high
+        for j in range(1, words.shape[1]):
+            key *= _ODD
+            key ^= words[:, j]
+    return key
 
 
 class _QueryLookup:
@@ -550,19 +571,24 @@ class _QueryLookup:
     binary search of its own ids (Arrow's ``index_in`` builds a hash table of all
     the qrels' queries at every call, a cost per batch that grows with the queries).
 
-    A string id of at most 16 bytes (and no NUL byte) is its bytes, held in two
-    64-bit words, and its key mixes the two; a match of keys is then confirmed on
-    the words, so that it is exact. Ids that do not fit (longer strings, a NUL byte,
-    two distinct ids of one key) are looked up by ``index_in``, as before.
+    An integer id is its own key. A string id of at most ``_MAX_WIDTH`` bytes (no NUL
+    byte) is its bytes, zero-padded, as 64-bit words, and its key mixes the words;
+    a match of keys is then confirmed on the words, so that it is exact. Ids that
+    do not fit (longer strings, a NUL byte in the qrels, two distinct ids of one
+    key) are looked up by ``index_in``, as before.
     """
 
     def __init__(self, values: pa.Array):
-        self.values = values
-        found = _words(values) if len(values) else None
-        self.sorted = None
-        if found is None:
+        self.values, self.sorted, self.words = values, None, None
+        if not len(values):
             return
-        key, self.low, self.high = found
+        if pa.types.is_integer(values.type):
+            key = values.to_numpy(zero_copy_only=False).astype(np.int64)
+        else:
+            self.words = _id_words(values)
+            if self.words is None:
+                return
+            key = _mixed(self.words)
         order = np.argsort(key, kind="stable")
         ordered = key[order]
         if ordered.size > 1 and (ordered[1:] == ordered[:-1]).any():
@@ -573,21 +599,31 @@ class _QueryLookup:
         """Every id's position in ``values`` (int64), -1 if absent."""
         if isinstance(queries, pa.ChunkedArray):
             queries = queries.combine_chunks()
-        found = None
-        if self.sorted is not None and len(queries) \
-                and pa.types.is_integer(queries.type) == pa.types.is_integer(self.values.type):
-            found = _words(queries)
-        if found is None:
-            at = pc.index_in(queries, value_set=self.values)
-            return pc.fill_null(at, -1).to_numpy(zero_copy_only=False).astype(np.int64)
-        key, low, high = found
+        if not len(queries):
+            return np.zeros(0, dtype=np.int64)
+        words = None
+        if self.sorted is not None and self.words is None \
+                and pa.types.is_integer(queries.type):
+            key = queries.to_numpy(zero_copy_only=False).astype(np.int64)
+        elif self.sorted is not None and self.words is not None:
+            words = _id_words(queries, 8 * self.words.shape[1])
+            if words is None:
+                return self._by_arrow(queries)
+            width = self.words.shape[1]
+            key = _mixed(words[:, :width])
+        else:
+            return self._by_arrow(queries)
         pos = np.minimum(np.searchsorted(self.sorted, key), self.sorted.size - 1)
         at = self.order[pos]
-        hit = (self.sorted[pos] == key) & (self.low[at] == low)
-        if self.high is not None or high is not None:
-            mine = self.high[at] if self.high is not None else np.zeros(at.size, np.uint64)
-            hit &= mine == (high if high is not None else 0)
+        hit = self.sorted[pos] == key
+        if words is not None:  # the same bytes, and none beyond the qrels' longest id
+            hit &= (self.words[at] == words[:, :width]).all(axis=1)
+            hit &= ~words[:, width:].any(axis=1)
         return np.where(hit, at, -1).astype(np.int64)
+
+    def _by_arrow(self, queries: pa.Array) -> np.ndarray:
+        at = pc.index_in(queries, value_set=self.values)
+        return pc.fill_null(at, -1).to_numpy(zero_copy_only=False).astype(np.int64)
 
 
 def _take_ascending(table: pa.Table, rows: np.ndarray) -> pa.Table:

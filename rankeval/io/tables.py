@@ -230,6 +230,8 @@ def first_duplicate(table: pa.Table):
 
 
 _ODD = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9))
+# Runs of at most this many rows are searched for a repeat by comparing neighbours.
+_NEAR = 16
 
 
 def _packed(ids: pa.Array):
@@ -273,7 +275,19 @@ def _surely_distinct(codes, heads, docs, n) -> bool:
     if words is None:
         return False
     low, high = words
-    query = np.repeat(np.asarray(codes, dtype=np.uint64), np.diff(heads, append=n))
+    lengths = np.diff(heads, append=n)
+    if lengths.max() <= _NEAR and np.max(codes) + 1 == len(heads):
+        # each query in one run of few rows (many small queries): compare each row
+        # with the next rows of its run, on the bytes themselves (exact; no sort)
+        block = np.repeat(np.arange(len(heads), dtype=np.int32), lengths)
+        for shift in range(1, int(lengths.max())):
+            same = (block[shift:] == block[:-shift]) & (low[shift:] == low[:-shift])
+            if high is not None:
+                same &= high[shift:] == high[:-shift]
+            if same.any():
+                return False
+        return True
+    query = np.repeat(np.asarray(codes, dtype=np.uint64), lengths)
     key = low ^ (query * _ODD[0])  # within one query: equal keys exactly for equal ids
     if high is not None:
         key ^= high * _ODD[1]
