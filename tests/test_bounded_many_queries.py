@@ -198,3 +198,26 @@ def test_small_grouped_queries_are_compared_with_their_neighbours(monkeypatch):
     assert not tables._surely_distinct(np.array([0, 1]), np.array([0, 3]),
                                        twice.column("doc_id").combine_chunks(), 4)
     assert first_duplicate(twice) == (0, 2)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 4), st.integers(0, 30)), min_size=1, max_size=12),
+       st.integers(0, 10**6))
+def test_first_duplicate_of_queries_of_one_usual_depth(blocks, seed):
+    """Queries each in one run of rows, most of one length (a run's depth): those are
+    sorted row by row, the others together; the result is the oracle's."""
+    rng = np.random.default_rng(seed)
+    queries, docs = [], []
+    for i, (kind, extra) in enumerate(blocks):
+        n = 20 if kind < 4 else 20 + extra  # most queries of 20 rows
+        pool = ["x", "y", "abcdefgh1", "abcdefgh2", "é"] + [f"d{j}" for j in range(40)]
+        chosen = rng.choice(len(pool), size=n, replace=kind == 1)  # repeats in some
+        queries += [f"q{i}"] * n
+        docs += [pool[j] for j in chosen]
+    table = pa.table({"query_id": queries, "doc_id": docs})
+    seen, expected = {}, None
+    for row, pair in enumerate(zip(queries, docs, strict=True)):
+        if pair in seen and expected is None:
+            expected = (seen[pair], row)
+        seen.setdefault(pair, row)
+    assert first_duplicate(table) == expected

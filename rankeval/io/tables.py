@@ -287,10 +287,22 @@ def _surely_distinct(codes, heads, docs, n) -> bool:
             if same.any():
                 return False
         return True
+    key = low if high is None else low ^ (high * _ODD[1])  # equal ids, equal keys
+    common = int(np.bincount(lengths).argmax())
+    if common > 1 and np.max(codes) + 1 == len(heads):
+        # each query in one run of rows: the runs of the most common length (a run's
+        # usual depth) are sorted row by row, which is cheaper than one sort of all
+        inside = np.repeat(lengths == common, lengths)
+        square = (key if inside.all() else key[inside]).reshape(-1, common)
+        square.sort(axis=1)
+        if (square[:, 1:] == square[:, :-1]).any():
+            return False
+        if inside.all():
+            return True
+        codes, key = np.asarray(codes)[lengths != common], key[~inside]
+        lengths = lengths[lengths != common]
     query = np.repeat(np.asarray(codes, dtype=np.uint64), lengths)
-    key = low ^ (query * _ODD[0])  # within one query: equal keys exactly for equal ids
-    if high is not None:
-        key ^= high * _ODD[1]
+    key = key ^ (query * _ODD[0])  # within one query: equal keys exactly for equal ids
     key.sort()
     return not (key[1:] == key[:-1]).any()
 
