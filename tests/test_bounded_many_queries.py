@@ -201,7 +201,7 @@ def test_small_grouped_queries_are_compared_with_their_neighbours(monkeypatch):
 
 
 @settings(max_examples=80, deadline=None)
-@given(st.lists(st.tuples(st.integers(1, 4), st.integers(0, 30)), min_size=1, max_size=12),
+@given(st.lists(st.tuples(st.integers(1, 4), st.integers(0, 20)), min_size=1, max_size=12),
        st.integers(0, 10**6))
 def test_first_duplicate_of_queries_of_one_usual_depth(blocks, seed):
     """Queries each in one run of rows, most of one length (a run's depth): those are

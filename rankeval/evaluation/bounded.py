@@ -667,16 +667,24 @@ class _State:
         # numbered in order of first appearance; qrels grouped by query (as written)
         # are kept as they are, others are put in that order by a stable sort.
         ids = qrels.column("query_id")
-        encoded = pc.dictionary_encode(ids)
-        if isinstance(encoded, pa.ChunkedArray):
-            encoded = encoded.combine_chunks()
-        codes = encoded.indices.to_numpy(zero_copy_only=False)
-        self.query_values = self.judged = encoded.dictionary
-        order = _stable_order(codes, len(self.query_values))
-        grouped = bool((np.diff(order) == 1).all()) if order.size else True
-        self.by_query = qrels if grouped else qrels.take(pa.array(order))
-        counts = np.bincount(codes, minlength=len(self.query_values))
-        self.bounds = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        starts = _run_starts(ids) if len(ids) else np.zeros(0, np.int64)
+        heads = ids.take(pa.array(starts))
+        if isinstance(heads, pa.ChunkedArray):
+            heads = heads.combine_chunks()
+        if len(pc.unique(heads)) == len(heads):  # grouped: no id of all the rows hashed
+            self.query_values, self.by_query = heads, qrels
+            self.bounds = np.append(starts, len(ids)).astype(np.int64)
+        else:
+            encoded = pc.dictionary_encode(ids)
+            if isinstance(encoded, pa.ChunkedArray):
+                encoded = encoded.combine_chunks()
+            codes = encoded.indices.to_numpy(zero_copy_only=False)
+            self.query_values = encoded.dictionary
+            order = _stable_order(codes, len(self.query_values))
+            self.by_query = qrels.take(pa.array(order))
+            counts = np.bincount(codes, minlength=len(self.query_values))
+            self.bounds = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        self.judged = self.query_values
         self.lookup = _QueryLookup(self.query_values)
         self.name_rows("run table", True)
         self.reset()
@@ -780,9 +788,9 @@ class _State:
                 self.in_run.append(np.zeros(len(frame), dtype=bool))
         skipped = 0
         if self.chosen.missing is None and self.frames:  # a file: skipped, with a word
-            seen = pa.array(list(self.seen), self.judged.type) if self.seen else None
-            skipped = len(self.judged) if seen is None else int(pc.sum(pc.invert(
-                pc.is_in(self.judged, value_set=seen))).as_py() or 0)
+            # each judged query of the run is scored in one part, once: the others
+            # were skipped
+            skipped = len(self.judged) - sum(len(f) for f in self.frames)
         if not self.frames:
             raise ValueError(
                 f"the run and the qrels have no query in common (run: {self.run_queries} "
