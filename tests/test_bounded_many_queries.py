@@ -221,3 +221,31 @@ def test_first_duplicate_of_queries_of_one_usual_depth(blocks, seed):
             expected = (seen[pair], row)
         seen.setdefault(pair, row)
     assert first_duplicate(table) == expected
+
+
+@pytest.mark.parametrize("gaps", [False, True])
+def test_a_run_in_the_qrels_order_takes_slices_of_the_qrels(tmp_path, monkeypatch, gaps):
+    """Queries in the same order in both files: each batch's qrels are a few ranges,
+    sliced, not gathered; with a query of the qrels only every few queries, gathered.
+    The values are the whole path's either way."""
+    from rankeval.evaluation import bounded
+
+    rng = np.random.default_rng(5)
+    run_lines, qrels_lines = [], []
+    for i in range(3000):
+        q = _query_id(i, 3000)
+        if not (gaps and i % 5 == 2):
+            run_lines += [f"{q} Q0 d{j} {j} {rng.integers(0, 3)} t" for j in range(3)]
+        qrels_lines += [f"{q} 0 d{j} {rng.integers(0, 3)}" for j in (1, 2, 7)]
+    run, qrels = tmp_path / "run.txt", tmp_path / "qrels.txt"
+    run.write_text("\n".join(run_lines) + "\n")
+    qrels.write_text("\n".join(qrels_lines) + "\n")
+    gathered = []
+    real = bounded._take_ascending
+    monkeypatch.setattr(bounded, "_take_ascending",
+                        lambda t, rows: (gathered.append(len(rows)), real(t, rows))[1])
+    expected = rankeval.evaluate(str(qrels), str(run), MEASURES, max_memory=None)
+    got, _ = evaluate_bounded(score_run, str(qrels), str(run), make_plan(MEASURES), 1 << 20,
+                              block=300)
+    equal(got, expected)
+    assert bool(gathered) == gaps
