@@ -479,15 +479,15 @@ class _DuplicateSearch:
     def __init__(self, state):
         self.state, self.seen, self.found = state, set(), None
 
-    def score_queries(self, table: pa.Table, queries: pa.Array) -> None:
-        self.seen.update(queries.to_pylist())
+    def score_queries(self, table: pa.Table, queries: pa.Array, ids=None) -> None:
+        self.seen.update(queries.to_pylist() if ids is None else ids)
         if self.found is None:
             self.found = self.state.duplicate(table)
 
 
-def _score_streamed(state, table, queries) -> None:
+def _score_streamed(state, table, queries, ids) -> None:
     try:
-        state.score_queries(table, queries)
+        state.score_queries(table, queries, ids)
     except (ValueError, TypeError) as error:
         raise _Scoring(error) from None
 
@@ -508,11 +508,12 @@ def _grouped_pass(batches, state) -> None:
             raise _Ungrouped
         last = int(starts[-1])
         if last:
-            _score_streamed(state, table.slice(0, last), head_ids.slice(0, len(heads) - 1))
+            _score_streamed(state, table.slice(0, last), head_ids.slice(0, len(heads) - 1),
+                            heads[:-1])
         carry = table.slice(last)
-        carry_id = head_ids.slice(len(heads) - 1)
+        carry_id, carry_ids = head_ids.slice(len(heads) - 1), heads[-1:]
     if carry is not None and carry.num_rows:
-        _score_streamed(state, carry, carry_id)
+        _score_streamed(state, carry, carry_id, carry_ids)
 
 
 def _run_starts(ids: pa.Array) -> np.ndarray:
@@ -761,13 +762,15 @@ class _State:
         self.frames, self.in_run, self.seen, self.run_queries = [], [], set(), 0
         self.first_ids = []  # the run's first query ids, for a message
 
-    def score_queries(self, table: pa.Table, queries: pa.Array | None = None) -> None:
+    def score_queries(self, table: pa.Table, queries: pa.Array | None = None,
+                      ids: list | None = None) -> None:
         """Score the whole queries of ``table`` (every row of each query is in it);
-        ``queries``, their distinct ids, if known."""
+        ``queries``, their distinct ids, if known (and ``ids``, as a list)."""
         if queries is None:
             queries = pc.unique(table.column("query_id"))
         self.run_queries += len(queries)
-        ids = queries.to_pylist()
+        if ids is None:
+            ids = queries.to_pylist()
         self.seen.update(ids)
         self.first_ids += ids[: 3 - len(self.first_ids)]
         try:
