@@ -160,6 +160,16 @@ def test_query_lookup_of_integers():
                                           "é", "x" * 20]), min_size=1, max_size=20),
                 min_size=1, max_size=8))
 def test_first_duplicate_of_small_grouped_queries(blocks):
+    for rows in (tables._NEAR_SLICE, 1, 7):  # whole queries of about `rows` at a time
+        old = tables._NEAR_SLICE
+        tables._NEAR_SLICE = rows
+        try:
+            _check_small_grouped(blocks)
+        finally:
+            tables._NEAR_SLICE = old
+
+
+def _check_small_grouped(blocks):
     """Queries of at most ``_NEAR`` rows, each in one run: the neighbours are compared
     (no sort); the result is the oracle's (a query of more rows takes the sort)."""
     queries = [f"q{i}" for i, block in enumerate(blocks) for _ in block]
