@@ -218,7 +218,7 @@ def rank_run(
 
 class Checked:
     """Qrels already read and checked, as a canonical table (``query_id``, ``doc_id``,
-    ``relevance``): :func:`rank_run` takes the table as it is, without the readers'
+    ``relevance``): :func:`rankeval.rank_run` takes the table as it is, without the readers'
     checks again. The bounded path (:mod:`rankeval.evaluation.bounded`) reads and
     checks the qrels once and passes each batch the rows of its queries this way: a
     second search for a document judged twice, batch after batch, would find nothing
