@@ -117,6 +117,8 @@ from ..io.stream import (
 )
 from ..io.tables import finish, first_duplicate, id_kind, is_parquet, mixed_id_types
 from ..ranking import by_query_and_score, columns_of, compared_scores, release_memory
+from ..ranking.ordering import _stable_order
+from ..ranking.pipeline import Checked
 from .conventions import Conventions
 from .core import warn_skipped
 from .plan import Plan
@@ -477,15 +479,15 @@ class _DuplicateSearch:
     def __init__(self, state):
         self.state, self.seen, self.found = state, set(), None
 
-    def score_queries(self, table: pa.Table, queries: pa.Array) -> None:
-        self.seen.update(queries.to_pylist())
+    def score_queries(self, table: pa.Table, queries: pa.Array, ids=None) -> None:
+        self.seen.update(queries.to_pylist() if ids is None else ids)
         if self.found is None:
             self.found = self.state.duplicate(table)
 
 
-def _score_streamed(state, table, queries) -> None:
+def _score_streamed(state, table, queries, ids) -> None:
     try:
-        state.score_queries(table, queries)
+        state.score_queries(table, queries, ids)
     except (ValueError, TypeError) as error:
         raise _Scoring(error) from None
 
@@ -506,11 +508,12 @@ def _grouped_pass(batches, state) -> None:
             raise _Ungrouped
         last = int(starts[-1])
         if last:
-            _score_streamed(state, table.slice(0, last), head_ids.slice(0, len(heads) - 1))
+            _score_streamed(state, table.slice(0, last), head_ids.slice(0, len(heads) - 1),
+                            heads[:-1])
         carry = table.slice(last)
-        carry_id = head_ids.slice(len(heads) - 1)
+        carry_id, carry_ids = head_ids.slice(len(heads) - 1), heads[-1:]
     if carry is not None and carry.num_rows:
-        _score_streamed(state, carry, carry_id)
+        _score_streamed(state, carry, carry_id, carry_ids)
 
 
 def _run_starts(ids: pa.Array) -> np.ndarray:
@@ -522,6 +525,137 @@ def _run_starts(ids: pa.Array) -> np.ndarray:
     return np.concatenate([[0], np.flatnonzero(change.to_numpy(zero_copy_only=False)) + 1])
 
 
+_ODD = np.uint64(0x9E3779B97F4A7C15)
+# A batch's qrels rows in at most this many ranges are taken as slices, not gathered
+_MAX_SLICES = 64
+# Query ids of at most this many bytes are looked up by their bytes (_QueryLookup)
+_MAX_WIDTH = 64
+
+
+def _id_words(ids: pa.Array, width: int | None = None):
+    """Every string of ``ids`` as its bytes, zero-padded to ``width`` bytes (a multiple
+    of 8, by default the longest string's), read as 64-bit words: an ``(n, width // 8)``
+    array, so that equal strings give equal rows and unequal ones unequal rows. None
+    for strings longer than ``_MAX_WIDTH`` bytes or holding a NUL byte (which the
+    padding could not tell apart), and for ids that are not strings."""
+    if not (pa.types.is_string(ids.type) or pa.types.is_binary(ids.type)):
+        return None
+    _, offsets, data = ids.buffers()
+    bounds = np.frombuffer(offsets, dtype=np.int32, count=len(ids) + 1, offset=4 * ids.offset)
+    longest = int(np.diff(bounds).max()) if len(ids) else 0
+    if longest > _MAX_WIDTH or data is None and longest:
+        return None
+    if longest:
+        raw = np.frombuffer(data, dtype=np.uint8)[bounds[0] : bounds[-1]]
+        if raw.min() == 0:
+            return None
+    width = max(width or 0, 8 * max(1, -(-longest // 8)))
+    text = ids if pa.types.is_string(ids.type) else ids.cast(pa.string(), safe=False)
+    padded = pc.ascii_rpad(text, width=width, padding="\x00")  # (counts bytes)
+    start = np.frombuffer(padded.buffers()[1], dtype=np.int32, count=1,
+                          offset=4 * padded.offset)[0]
+    return np.frombuffer(padded.buffers()[2], dtype="<u8", count=len(ids) * width // 8,
+                         offset=int(start)).reshape(len(ids), width // 8)
+
+
+def _mixed(words: np.ndarray) -> np.ndarray:
+    """One 64-bit key per row of words (equal rows, equal keys)."""
+    key = words[:, 0].copy()
+    with np.errstate(over="ignore"):
+        for j in range(1, words.shape[1]):
+            key *= _ODD
+            key ^= words[:, j]
+    return key
+
+
+class _QueryLookup:
+    """The position of query ids among the qrels' distinct ids (``values``), batch
+    after batch: the keys of ``values`` are sorted once, and each batch costs a
+    binary search of its own ids (Arrow's ``index_in`` builds a hash table of all
+    the qrels' queries at every call, a cost per batch that grows with the queries).
+
+    An integer id is its own key. A string id of at most ``_MAX_WIDTH`` bytes (no NUL
+    byte) is its bytes, zero-padded, as 64-bit words, and its key mixes the words;
+    a match of keys is then confirmed on the words, so that it is exact. Ids that
+    do not fit (longer strings, a NUL byte in the qrels, two distinct ids of one
+    key) are looked up by ``index_in``, as before.
+    """
+
+    def __init__(self, values: pa.Array):
+        self.values, self.sorted, self.words = values, None, None
+        if not len(values):
+            return
+        if pa.types.is_integer(values.type):
+            key = values.to_numpy(zero_copy_only=False).astype(np.int64)
+        else:
+            self.words = _id_words(values)
+            if self.words is None:
+                return
+            key = _mixed(self.words)
+        order = np.argsort(key, kind="stable")
+        ordered = key[order]
+        if ordered.size > 1 and (ordered[1:] == ordered[:-1]).any():
+            return  # two distinct ids of one key: Arrow's lookup instead
+        self.order, self.sorted = order, ordered
+
+    def __call__(self, queries: pa.Array) -> np.ndarray:
+        """Every id's position in ``values`` (int64), -1 if absent."""
+        if isinstance(queries, pa.ChunkedArray):
+            queries = queries.combine_chunks()
+        if not len(queries):
+            return np.zeros(0, dtype=np.int64)
+        words = None
+        if self.sorted is not None and self.words is None \
+                and pa.types.is_integer(queries.type):
+            key = queries.to_numpy(zero_copy_only=False).astype(np.int64)
+        elif self.sorted is not None and self.words is not None:
+            words = _id_words(queries, 8 * self.words.shape[1])
+            if words is None:
+                return self._by_arrow(queries)
+            width = self.words.shape[1]
+            key = _mixed(words[:, :width])
+        else:
+            return self._by_arrow(queries)
+        pos = np.minimum(np.searchsorted(self.sorted, key), self.sorted.size - 1)
+        at = self.order[pos]
+        hit = self.sorted[pos] == key
+        if words is not None:  # the same bytes, and none beyond the qrels' longest id
+            hit &= (self.words[at] == words[:, :width]).all(axis=1)
+            hit &= ~words[:, width:].any(axis=1)
+        return np.where(hit, at, -1).astype(np.int64)
+
+    def _by_arrow(self, queries: pa.Array) -> np.ndarray:
+        at = pc.index_in(queries, value_set=self.values)
+        return pc.fill_null(at, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+
+
+def _take_ascending(table: pa.Table, rows: np.ndarray) -> pa.Table:
+    """``table.take(rows)`` for ascending ``rows``, record batch by record batch: the
+    cost follows the rows taken (Arrow's take of a table of many chunks costs about
+    its whole length at every call, a cost per batch that grows with the qrels)."""
+    batches = table.to_batches()
+    ends = np.cumsum([b.num_rows for b in batches], dtype=np.int64)
+    cuts = np.searchsorted(rows, ends)
+    parts, lo = [], 0
+    for batch, end, hi in zip(batches, ends.tolist(), cuts.tolist(), strict=True):
+        if hi > lo:
+            parts.append(batch.take(pa.array(rows[lo:hi] - (end - batch.num_rows))))
+        lo = hi
+    return pa.Table.from_batches(parts, schema=table.schema)
+
+
+def _id_order(ids: np.ndarray, integers: bool) -> np.ndarray:
+    """The order of the query ids ``ids`` (distinct) as evaluate sorts them: integers
+    by value, strings by their UTF-8 bytes (Arrow's sort; Python's str order, by code
+    point, is the same), without a comparison of Python objects."""
+    if integers:
+        return np.argsort(ids.astype(np.int64), kind="stable")
+    try:
+        return pc.sort_indices(pa.array(ids, pa.string())).to_numpy()
+    except (pa.ArrowInvalid, pa.ArrowTypeError):  # (not all str: Python's order)
+        return np.array(sorted(range(len(ids)), key=ids.__getitem__), dtype=np.int64)
+
+
 class _State:
     """The per-query frames scored so far, and the ids of the finished queries."""
 
@@ -530,16 +664,31 @@ class _State:
         # the tables scored are canonical: only the name of your query column is kept,
         # for the index (as evaluate names it)
         self.index_name = (columns or {}).get("query_id", "query_id")
-        self.judged = pc.unique(qrels.column("query_id"))
-        # the qrels by query (a stable sort keeps each query's rows in file order), and
-        # each query's row range: a batch takes its queries' rows without a scan of all
-        # the qrels (a scan per batch would make the time grow with queries x batches)
+        # the qrels by query (each query's rows in file order), and each query's row
+        # range: a batch takes its queries' rows without a scan of all the qrels (a scan
+        # per batch would make the time grow with queries x batches). Queries are
+        # numbered in order of first appearance; qrels grouped by query (as written)
+        # are kept as they are, others are put in that order by a stable sort.
         ids = qrels.column("query_id")
-        self.by_query = qrels.take(pc.sort_indices(ids))
-        sorted_ids = self.by_query.column("query_id").combine_chunks()
-        starts = _run_starts(sorted_ids) if len(sorted_ids) else np.zeros(0, np.int64)
-        self.query_values = sorted_ids.take(pa.array(starts))
-        self.bounds = np.append(starts, len(sorted_ids)).astype(np.int64)
+        starts = _run_starts(ids) if len(ids) else np.zeros(0, np.int64)
+        heads = ids.take(pa.array(starts))
+        if isinstance(heads, pa.ChunkedArray):
+            heads = heads.combine_chunks()
+        if len(pc.unique(heads)) == len(heads):  # grouped: no id of all the rows hashed
+            self.query_values, self.by_query = heads, qrels
+            self.bounds = np.append(starts, len(ids)).astype(np.int64)
+        else:
+            encoded = pc.dictionary_encode(ids)
+            if isinstance(encoded, pa.ChunkedArray):
+                encoded = encoded.combine_chunks()
+            codes = encoded.indices.to_numpy(zero_copy_only=False)
+            self.query_values = encoded.dictionary
+            order = _stable_order(codes, len(self.query_values))
+            self.by_query = qrels.take(pa.array(order))
+            counts = np.bincount(codes, minlength=len(self.query_values))
+            self.bounds = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        self.judged = self.query_values
+        self.lookup = _QueryLookup(self.query_values)
         self.name_rows("run table", True)
         self.reset()
 
@@ -591,31 +740,43 @@ class _State:
                 raise mixed_id_types("query_id", ours, theirs,
                                      f" (qrels: {ours}, run: {theirs})")
             queries = queries.cast(self.query_values.type)
-        at = pc.index_in(queries, value_set=self.query_values)
-        at = np.sort(pc.drop_null(at).to_numpy().astype(np.int64))
+        at = self.lookup(queries)
+        at = np.sort(at[at >= 0])
         starts, stops = self.bounds[at], self.bounds[at + 1]
+        # a run in the qrels' order of queries (as both files are often written): the
+        # batch's qrels are a few ranges of rows, taken as slices (no copy)
+        joins = np.flatnonzero(starts[1:] != stops[:-1]) + 1
+        if not at.size:
+            return self.by_query.slice(0, 0)
+        if joins.size < _MAX_SLICES:
+            first, last = np.append(0, joins), np.append(joins, at.size) - 1
+            pieces = [self.by_query.slice(lo, hi - lo) for lo, hi in
+                      zip(starts[first].tolist(), stops[last].tolist(), strict=True)]
+            return pa.concat_tables(pieces)
         lengths = stops - starts
         rows = np.repeat(starts - (np.cumsum(lengths) - lengths), lengths) \
             + np.arange(int(lengths.sum()), dtype=np.int64)
-        return self.by_query.take(pa.array(rows))
+        return _take_ascending(self.by_query, rows)
 
     def reset(self):
         self.frames, self.in_run, self.seen, self.run_queries = [], [], set(), 0
         self.first_ids = []  # the run's first query ids, for a message
 
-    def score_queries(self, table: pa.Table, queries: pa.Array | None = None) -> None:
+    def score_queries(self, table: pa.Table, queries: pa.Array | None = None,
+                      ids: list | None = None) -> None:
         """Score the whole queries of ``table`` (every row of each query is in it);
-        ``queries``, their distinct ids, if known."""
+        ``queries``, their distinct ids, if known (and ``ids``, as a list)."""
         if queries is None:
             queries = pc.unique(table.column("query_id"))
         self.run_queries += len(queries)
-        ids = queries.to_pylist()
+        if ids is None:
+            ids = queries.to_pylist()
         self.seen.update(ids)
         self.first_ids += ids[: 3 - len(self.first_ids)]
         try:
             sub = self.judgments_of(queries)
             frame = None if sub.num_rows == 0 else self.score(
-                sub, table, self.plan, max_memory=None)[0]
+                Checked(sub), table, self.plan, max_memory=None)[0]
         except (ValueError, TypeError):
             # the whole path looks for a document listed twice first, and names its lines
             self.check(table)
@@ -630,7 +791,7 @@ class _State:
         import pandas as pd
 
         if self.chosen.missing == "zero":
-            seen = pa.array(sorted(self.seen), self.judged.type) if self.seen else None
+            seen = pa.array(list(self.seen), self.judged.type) if self.seen else None
             unseen = self.qrels if seen is None else self.qrels.filter(
                 pc.invert(pc.is_in(self.qrels.column("query_id"), value_set=seen)))
             if unseen.num_rows:
@@ -642,9 +803,9 @@ class _State:
                 self.in_run.append(np.zeros(len(frame), dtype=bool))
         skipped = 0
         if self.chosen.missing is None and self.frames:  # a file: skipped, with a word
-            seen = pa.array(sorted(self.seen), self.judged.type) if self.seen else None
-            skipped = len(self.judged) if seen is None else int(pc.sum(pc.invert(
-                pc.is_in(self.judged, value_set=seen))).as_py() or 0)
+            # each judged query of the run is scored in one part, once: the others
+            # were skipped
+            skipped = len(self.judged) - sum(len(f) for f in self.frames)
         if not self.frames:
             raise ValueError(
                 f"the run and the qrels have no query in common (run: {self.run_queries} "
@@ -655,8 +816,7 @@ class _State:
         integers = all(f.index.dtype.kind == "i" for f in self.frames)
         frame = pd.concat(self.frames, ignore_index=True) if len(self.frames) > 1 \
             else self.frames[0].reset_index(drop=True)
-        # evaluate sorts string ids by their UTF-8 bytes: Python's str order is the same
-        order = sorted(range(len(ids)), key=ids.__getitem__)
+        order = _id_order(ids, integers)
         frame = frame.iloc[order]
         # named and typed as evaluate's index: your query column's name, int64 or object
         frame.index = pd.Index(ids[order], name=self.index_name,

@@ -230,6 +230,9 @@ def first_duplicate(table: pa.Table):
 
 
 _ODD = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9))
+# Runs of at most this many rows are searched for a repeat by comparing neighbours.
+_NEAR = 16
+_NEAR_SLICE = 1 << 20  # rows compared at a time
 
 
 def _packed(ids: pa.Array):
@@ -267,18 +270,61 @@ def _surely_distinct(codes, heads, docs, n) -> bool:
     decides). A sort of
     integers, no hashing of strings: the common case, ids of up to 16 bytes with
     no repeat, costs a few passes over the column."""
+    lengths = np.diff(heads, append=n)
+    if lengths.max() <= _NEAR and np.max(codes) + 1 == len(heads):
+        # each query in one run of few rows (many small queries): compare each row
+        # with the next rows of its run, on the bytes themselves (exact; no sort),
+        # whole queries of about _NEAR_SLICE rows at a time (small arrays)
+        at = np.searchsorted(heads, np.arange(0, n, _NEAR_SLICE))
+        cuts = np.unique(np.append(heads[np.minimum(at, len(heads) - 1)], n))
+        for a, b in zip(cuts[:-1].tolist(), cuts[1:].tolist(), strict=True):
+            if not _neighbours_differ(docs.slice(a, b - a), lengths[
+                    np.searchsorted(heads, a) : np.searchsorted(heads, b)]):
+                return False
+        return True
     if isinstance(docs, pa.ChunkedArray):
         docs = docs.combine_chunks()
     words = _packed(docs)
     if words is None:
         return False
     low, high = words
-    query = np.repeat(np.asarray(codes, dtype=np.uint64), np.diff(heads, append=n))
-    key = low ^ (query * _ODD[0])  # within one query: equal keys exactly for equal ids
-    if high is not None:
-        key ^= high * _ODD[1]
+    key = low if high is None else low ^ (high * _ODD[1])  # equal ids, equal keys
+    common = int(np.bincount(lengths).argmax())
+    if common > 1 and np.max(codes) + 1 == len(heads):
+        # each query in one run of rows: the runs of the most common length (a run's
+        # usual depth) are sorted row by row, which is cheaper than one sort of all
+        inside = np.repeat(lengths == common, lengths)
+        square = (key if inside.all() else key[inside]).reshape(-1, common)
+        square.sort(axis=1)
+        if (square[:, 1:] == square[:, :-1]).any():
+            return False
+        if inside.all():
+            return True
+        codes, key = np.asarray(codes)[lengths != common], key[~inside]
+        lengths = lengths[lengths != common]
+    query = np.repeat(np.asarray(codes, dtype=np.uint64), lengths)
+    key = key ^ (query * _ODD[0])  # within one query: equal keys exactly for equal ids
     key.sort()
     return not (key[1:] == key[:-1]).any()
+
+
+def _neighbours_differ(docs, lengths) -> bool:
+    """True when no id of ``docs`` repeats within its run (runs of ``lengths`` rows,
+    each at most ``_NEAR``); False for a repeat, or ids :func:`_packed` cannot hold."""
+    if isinstance(docs, pa.ChunkedArray):
+        docs = docs.combine_chunks()
+    words = _packed(docs)
+    if words is None:
+        return False
+    low, high = words
+    block = np.repeat(np.arange(len(lengths), dtype=np.int32), lengths)
+    for shift in range(1, int(lengths.max())):
+        same = (block[shift:] == block[:-shift]) & (low[shift:] == low[:-shift])
+        if high is not None:
+            same &= high[shift:] == high[:-shift]
+        if same.any():
+            return False
+    return True
 
 
 def _pair_keys(codes, ids):

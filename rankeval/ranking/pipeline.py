@@ -216,14 +216,33 @@ def rank_run(
 # --- the steps of rank_run -------------------------------------------------------------
 
 
+class Checked:
+    """Qrels already read and checked, as a canonical table (``query_id``, ``doc_id``,
+    ``relevance``): :func:`rankeval.rank_run` takes the table as it is, without the readers'
+    checks again. The bounded path (:mod:`rankeval.evaluation.bounded`) reads and
+    checks the qrels once and passes each batch the rows of its queries this way: a
+    second search for a document judged twice, batch after batch, would find nothing
+    new and cost as much as the scoring."""
+
+    __slots__ = ("table",)
+
+    def __init__(self, table):
+        self.table = table
+
+
+
 def _read_inputs(qrels, run, columns, encoding):
     """The qrels and the run as canonical Arrow tables (``columns`` split between them),
     Arrow's freed memory released after each."""
     if columns is not None and not isinstance(columns, dict):
         raise TypeError(f"columns must be a dict canonical name -> yours, got {columns!r}")
-    qt = canonical_table(qrels, "qrels", columns_of(columns, ("query_id", "doc_id", "relevance")),
-                         encoding=encoding)
-    release_memory()
+    if isinstance(qrels, Checked):
+        qt = qrels.table
+    else:
+        qt = canonical_table(qrels, "qrels",
+                             columns_of(columns, ("query_id", "doc_id", "relevance")),
+                             encoding=encoding)
+        release_memory()
     rt = canonical_table(run, "run", columns_of(columns, ("query_id", "doc_id", "score", "rank")),
                          encoding=encoding)
     release_memory()
