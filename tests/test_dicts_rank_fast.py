@@ -214,3 +214,29 @@ def test_values_against_pytrec_eval(pair):
     for q in ours.index:
         for key, name in names.items():
             assert ours.loc[q, name] == pytest.approx(theirs[q][key], abs=1e-9)
+
+
+# --- ideal lists: the counting sort (few distinct grades) against a by-hand oracle ---------
+
+
+@settings(max_examples=120, deadline=None)
+@given(grades=st.lists(st.lists(st.sampled_from([0, 1, 2, 3, -1]) | st.integers(0, 40)
+                                | st.sampled_from([0.5, 2.5, 1e7]), max_size=12),
+                       min_size=1, max_size=8),
+       k=st.none() | st.integers(1, 6),
+       exponential=st.booleans())  # fmt: skip
+def test_ideal_grades_sorted_per_query(grades, k, exponential):
+    qrels = {f"q{i}": {f"d{j}": g for j, g in enumerate(row)} for i, row in enumerate(grades)}
+    qrels = {q: docs for q, docs in qrels.items() if docs}
+    if not qrels:
+        return
+    run = {q: {"d0": 1.0} for q in qrels}
+    ranked = rank_run(qrels, run)
+    gain = (lambda g: np.exp2(g) - 1) if exponential else None
+    got = ranked.ideal_grades(k, gain=gain)
+    for row, q in zip(got, ranked.query_ids, strict=True):
+        values = [float(g) for g in qrels[q].values() if g >= 0]
+        values = [2.0**v - 1 if exponential else v for v in values]
+        best = sorted((v for v in values if v > 0), reverse=True)[: k or None]
+        assert row[: len(best)].tolist() == best
+        assert not row[len(best):].any()

@@ -23,8 +23,7 @@ Chapter: :doc:`/chapters/14_evaluating_a_run`.
 
 from __future__ import annotations
 
-from itertools import chain, compress
-from operator import attrgetter
+from itertools import chain, compress, repeat
 
 import numpy as np
 
@@ -58,31 +57,37 @@ def _read(qrels, run):
     ``_CONVERT_ROWS`` documents, as the general path reads them): each batch's ids are
     checked, looked up and kept while they are still in the CPU cache, as the objects of
     a dict built in random order lie scattered in memory."""
+    import pyarrow.compute as pc
+
     from ..io.tables import _CONVERT_ROWS, _dict_values
 
     q_keys, q_dicts = list(qrels), list(qrels.values())
     r_keys, r_dicts = list(run), list(run.values())
     if not (set(map(type, q_dicts)) <= {dict} and set(map(type, r_dicts)) <= {dict}):
         return None
-    key_type = _one_type(chain(q_keys, r_keys))
-    if key_type is None or not (_valid_ids(q_keys, key_type) and _valid_ids(r_keys, key_type)):
-        return None
     q_len = np.fromiter(map(len, q_dicts), np.int64, len(q_dicts))
     r_len = np.fromiter(map(len, r_dicts), np.int64, len(r_dicts))
     n_judgments, n_rows = int(q_len.sum()), int(r_len.sum())
     if not n_judgments or not n_rows:
         return None
-    # the queries judged (at least one judgment), sorted as Arrow sorts them: str by
-    # code points (their UTF-8 bytes' order), int by value
-    has = q_len > 0
+    has = q_len > 0  # the queries judged: at least one judgment
     if not has.all():
         q_keys, q_dicts, q_len = list(compress(q_keys, has)), list(compress(q_dicts, has)), \
             q_len[has]  # fmt: skip
-    queries = sorted(q_keys)
-    code_of = dict(zip(queries, range(len(queries)), strict=True))
-    q_code = np.repeat(np.fromiter(map(code_of.__getitem__, q_keys), np.int64, len(q_keys)),
-                       q_len)  # fmt: skip
-    r_query = np.fromiter(map(code_of.get, r_keys, [-1] * len(r_keys)), np.int64, len(r_keys))
+    # query ids: one Arrow array each (every id of one type, valid UTF-8 or int64, or
+    # None), sorted and matched by Arrow as the general path does
+    key_type = _one_type(chain(q_keys, r_keys))
+    q_ids, r_ids = _key_array(q_keys, key_type), _key_array(r_keys, key_type)
+    if q_ids is None or r_ids is None:
+        return None
+    by_id = pc.sort_indices(q_ids).to_numpy()
+    queries = np.asarray(q_keys, dtype=object)[by_id] if key_type is str else \
+        q_ids.to_numpy()[by_id]  # fmt: skip
+    code = np.empty(len(q_keys) + 1, dtype=np.int64)  # by position in q_keys; last: -1
+    code[by_id], code[-1] = np.arange(len(q_keys)), -1
+    q_code = np.repeat(code[:-1], q_len)
+    found = pc.fill_null(pc.index_in(r_ids, value_set=q_ids), -1).to_numpy()
+    r_query = code[found]
     # the qrels: ids checked, grades read as the general path reads them (same function)
     doc_type, judged = None, np.empty(n_judgments, dtype=np.float64)
     for a, b, lo, hi in _batches(q_len, _CONVERT_ROWS):
@@ -92,8 +97,8 @@ def _read(qrels, run):
         judged[lo:hi] = _dict_values(q_dicts[a:b], q_keys[a:b], "qrels", hi - lo, True)
     # the run: ids checked and kept (for ties), each row's grade looked up in the qrels'
     # own dicts (None: not judged), scores read as the general path reads them
-    empty = {}
-    getters = list(map(attrgetter("get"), map(qrels.get, r_keys, [empty] * len(r_keys))))
+    qrels_of = list(map([*q_dicts, {}].__getitem__, found.tolist()))  # {}: not judged
+    lengths = r_len.tolist()
     scores = np.empty(n_rows, dtype=np.float64)
     row_grades = np.empty(n_rows, dtype=np.float64)
     docs = []
@@ -102,8 +107,8 @@ def _read(qrels, run):
         if _doc_type(batch, doc_type) is not doc_type:
             return None
         docs += batch
-        found = list(chain.from_iterable(map(map, getters[a:b], r_dicts[a:b])))
-        row_grades[lo:hi] = _floats(found)
+        owners = chain.from_iterable(map(repeat, qrels_of[a:b], lengths[a:b]))
+        row_grades[lo:hi] = _floats(list(map(dict.get, owners, batch)))
         scores[lo:hi] = _dict_values(r_dicts[a:b], r_keys[a:b], "run", hi - lo, True)
     if not (np.isfinite(judged).all() and np.isfinite(scores).all()):
         return None
@@ -134,6 +139,20 @@ def _floats(values) -> np.ndarray:
     except (pa.ArrowInvalid, pa.ArrowTypeError) as error:
         raise ValueError("a grade for the general path") from error
     return array.to_numpy(zero_copy_only=False)
+
+
+def _key_array(keys, kind):
+    """Query ids ``keys`` (all of type ``kind``) as an Arrow array, or None where the
+    general path decides (a None, an id that is no valid UTF-8 or beyond int64)."""
+    import pyarrow as pa
+
+    if kind is None:
+        return None
+    try:
+        array = pa.array(keys, type=pa.string() if kind is str else pa.int64())
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError, UnicodeError):
+        return None
+    return array if not array.null_count else None
 
 
 def _one_type(values):
