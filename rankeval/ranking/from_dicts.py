@@ -85,7 +85,6 @@ def _read(qrels, run):
         q_ids.to_numpy()[by_id]  # fmt: skip
     code = np.empty(len(q_keys) + 1, dtype=np.int64)  # by position in q_keys; last: -1
     code[by_id], code[-1] = np.arange(len(q_keys)), -1
-    q_code = np.repeat(code[:-1], q_len)
     found = pc.fill_null(pc.index_in(r_ids, value_set=q_ids), -1).to_numpy()
     r_query = code[found]
     # the qrels: ids checked, grades read as the general path reads them (same function)
@@ -112,8 +111,8 @@ def _read(qrels, run):
         scores[lo:hi] = _dict_values(r_dicts[a:b], r_keys[a:b], "run", hi - lo, True)
     if not (np.isfinite(judged).all() and np.isfinite(scores).all()):
         return None
-    return (queries, key_type, q_code, judged, r_query, r_len, docs, scores, row_grades,
-            doc_type)  # fmt: skip
+    return (queries, key_type, (q_len, by_id), judged, r_query, r_len, docs, scores,
+            row_grades, doc_type)  # fmt: skip
 
 
 def _batches(lengths, rows):
@@ -210,13 +209,13 @@ class _TiedIds:
         return pa.array(ids, type=pa.string() if self._type is str else pa.int64())
 
 
-def _ranked(queries, key_type, q_code, judged, r_query, r_len, docs, scores, row_grades,
+def _ranked(queries, key_type, q_blocks, judged, r_query, r_len, docs, scores, row_grades,
             doc_type, *, threshold, ties, judged_only, missing, ideal, score_precision,
             grades, max_docs):
     """The :class:`~rankeval.RankedRun` of the arrays :func:`_read` made: the steps of
     :func:`rankeval.rank_run` after its join."""
     from .ordering import _by_doc_id_descending, _rank_order, compared_scores
-    from .pipeline import _cut_rankings, _judged_of_queries, _offsets, _tie_groups
+    from .pipeline import _cut_rankings, _offsets, _tie_groups
     from .ranked_run import RankedRun
 
     n_all = len(queries)
@@ -246,7 +245,7 @@ def _ranked(queries, key_type, q_code, judged, r_query, r_len, docs, scores, row
                                                      max_docs, judged_only)
     selected = np.flatnonzero(present) if missing == "skip" else np.arange(n_all)
     counts = np.bincount(q_sorted, minlength=n_all)
-    j_order, j_offsets = _judged_of_queries(judged, q_code, present, selected, missing)
+    judged, j_counts = _judged_by_query(judged, *q_blocks, present, missing)
     ids = np.asarray(queries, dtype=np.int64 if key_type is int else object)
     return RankedRun(
         query_ids=ids[selected],
@@ -256,7 +255,32 @@ def _ranked(queries, key_type, q_code, judged, r_query, r_len, docs, scores, row
         threshold=threshold,
         ideal=ideal,
         tie_groups=_tie_groups(q_sorted, s_sorted) if ties == "average" else None,
-        judged=judged[j_order],
-        judged_offsets=j_offsets,
+        judged=judged,
+        judged_offsets=_offsets(j_counts),
         in_run=present[selected],
     )
+
+
+def _judged_by_query(judged, q_len, by_id, present, missing):
+    """``(grades, counts)``: the judged grades (``>= 0``) of every selected query (all, or
+    with ``missing="skip"`` those in the run), query after query in sorted order, each
+    query's in the qrels' order, and their number per query. The qrels' rows come query
+    by query (``q_len`` rows each, dict order; ``by_id``: the queries in sorted order),
+    so whole blocks move, without a sort (as ``_judged_of_queries`` of the general
+    path orders them)."""
+    from ..metrics.judged import is_judged
+
+    blocks = by_id[present] if missing == "skip" else by_id
+    lengths = q_len[blocks]
+    if blocks.size == q_len.size and (blocks[1:] > blocks[:-1]).all():
+        values = judged  # every query, already in sorted order
+    else:
+        starts = np.cumsum(q_len) - q_len
+        shift = starts[blocks] - (np.cumsum(lengths) - lengths)
+        values = judged[np.repeat(shift, lengths) + np.arange(int(lengths.sum()))]
+    keep = is_judged(values)
+    if keep.all():
+        return values, lengths
+    counts = np.add.reduceat(keep.astype(np.int64), np.cumsum(lengths) - lengths) \
+        if lengths.size else lengths  # fmt: skip
+    return values[keep], counts
