@@ -197,25 +197,22 @@ def test_other_mappings_and_options_take_the_general_path():
     assert rank_dicts(qrels, run, **OPTIONS, encoding="latin-1") is None
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(pair=dict_pairs())
-def test_values_against_pytrec_eval(pair):
+def test_values_against_pytrec_eval():
+    # (fixed inputs: pytrec_eval hangs or crashes on some random ones)
     pytrec_eval = pytest.importorskip("pytrec_eval")
-    qrels, run = pair
-    # (pytrec_eval crashes on an empty dict: none is given to it)
-    qrels = {q: {d: int(g) for d, g in docs.items()} for q, docs in qrels.items() if docs}
-    run = {q: docs for q, docs in run.items() if docs}
-    judged = {q for q, docs in qrels.items() if docs}
-    if not any(run.get(q) for q in judged):
-        return
+    qrels = {"q1": {"9": 2, "10": 0, "100": 1, "d\u00e9": 3, "x": -1},
+             "q\u65e5": {"a": 1, "b": 2}, "q3": {"z": 1}, "q10": {"a": 1}}
+    run = {"q1": {"9": 1.0, "10": 1.0, "100": 1.0, "d\u00e9": 0.5, "u": 2.0, "x": 0.5},
+           "q\u65e5": {"b": 0.25, "a": 0.75, "c": 0.75}, "q10": {"n": 3.0, "a": 1.0},
+           "q4": {"a": 1.0}}  # fmt: skip
+    assert rank_dicts(qrels, run, **OPTIONS) is not None
     names = {"map": "AP", "ndcg": "nDCG", "P_5": "P@5", "recip_rank": "RR"}
-    # pytrec_eval stores scores as float32: compare under the same rule
-    ours = rankeval.evaluate(qrels, run, list(names.values()), missing="skip",
-                             score_precision="float")  # fmt: skip
+    ours = rankeval.evaluate(qrels, run, list(names.values()), missing="skip")
     theirs = pytrec_eval.RelevanceEvaluator(qrels, set(names)).evaluate(run)
+    assert sorted(ours.index) == sorted(theirs)
     for q in ours.index:
         for key, name in names.items():
-            assert ours.loc[q, name] == pytest.approx(theirs[q][key], abs=1e-9)
+            assert ours.loc[q, name] == pytest.approx(theirs[q][key], abs=1e-12)
 
 
 # --- ideal lists: the counting sort (few distinct grades) against a by-hand oracle ---------

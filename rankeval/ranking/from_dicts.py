@@ -7,7 +7,7 @@ matches the query ids by Arrow's hash kernels and the (query, document) pairs by
 hash join. From dicts, Python has done that work already: the qrels are a hash
 table keyed by query, then by document. So each run document's grade is read with
 the qrels' own ``dict.get`` (``map(qrels[q].get, run[q])``, a loop in C), the
-query codes come from one small dict over the sorted judged queries, and the
+query ids are sorted and matched by Arrow (as the general path does), and the
 document ids of the run are never converted, but for the few rows that tie on a
 score (trec_eval's tie rule reads their ids).
 
