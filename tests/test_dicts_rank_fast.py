@@ -239,3 +239,20 @@ def test_ideal_grades_sorted_per_query(grades, k, exponential):
         best = sorted((v for v in values if v > 0), reverse=True)[: k or None]
         assert row[: len(best)].tolist() == best
         assert not row[len(best):].any()
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pair=dict_pairs(), batch=st.integers(1, 7))
+def test_batches_of_any_size_same_as_the_general_path(pair, batch):
+    import rankeval.ranking.from_dicts as from_dicts
+
+    qrels, run = pair
+    options = dict(OPTIONS, missing="zero")
+    saved = from_dicts._BATCH
+    from_dicts._BATCH = batch
+    try:
+        fast = rank_dicts(qrels, run, **options)
+    finally:
+        from_dicts._BATCH = saved
+    assert fast is not None
+    assert_same(fast, general(qrels, run, **options))
