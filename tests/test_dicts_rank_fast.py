@@ -187,6 +187,13 @@ def test_unusual_numbers_same_as_the_general_path(qrels, run):
     assert_same(rank_run(qrels, run), general(qrels, run))
 
 
+def test_a_run_much_longer_than_the_qrels_takes_the_general_path():
+    qrels = {"q1": {"d0": 1}}
+    run = {"q1": {f"d{i}": float(i % 3) for i in range(50)}}
+    assert rank_dicts(qrels, run, **OPTIONS) is None
+    assert_same(rank_run(qrels, run), general(qrels, run))
+
+
 def test_other_mappings_and_options_take_the_general_path():
     from collections import OrderedDict
 
@@ -248,11 +255,11 @@ def test_batches_of_any_size_same_as_the_general_path(pair, batch):
 
     qrels, run = pair
     options = dict(OPTIONS, missing="zero")
-    saved = from_dicts._BATCH
-    from_dicts._BATCH = batch
+    saved = from_dicts._BATCH, from_dicts._RUN_PER_JUDGMENT
+    from_dicts._BATCH, from_dicts._RUN_PER_JUDGMENT = batch, 10**9
     try:
         fast = rank_dicts(qrels, run, **options)
     finally:
-        from_dicts._BATCH = saved
+        from_dicts._BATCH, from_dicts._RUN_PER_JUDGMENT = saved
     assert fast is not None
     assert_same(fast, general(qrels, run, **options))
