@@ -68,7 +68,7 @@ def _read(qrels, run):
     memory."""
     import pyarrow.compute as pc
 
-    from ..io.tables import _dict_values
+    from ..io.tables import dict_values
 
     q_keys, q_dicts = list(qrels), list(qrels.values())
     r_keys, r_dicts = list(run), list(run.values())
@@ -102,7 +102,7 @@ def _read(qrels, run):
         doc_type = _doc_type(chain.from_iterable(q_dicts[a:b]), doc_type)
         if doc_type is None:
             return None
-        judged[lo:hi] = _dict_values(q_dicts[a:b], q_keys[a:b], "qrels", hi - lo, True)
+        judged[lo:hi] = dict_values(q_dicts[a:b], q_keys[a:b], "qrels", hi - lo, True)
     # the run: ids checked and kept (for ties), each row's grade looked up in the qrels'
     # own dicts (None: not judged), scores read as the general path reads them
     qrels_of = list(map([*q_dicts, {}].__getitem__, found.tolist()))  # {}: not judged
@@ -117,7 +117,7 @@ def _read(qrels, run):
         docs += batch
         owners = chain.from_iterable(map(repeat, qrels_of[a:b], lengths[a:b]))
         row_grades[lo:hi] = _floats(list(map(dict.get, owners, batch)))
-        scores[lo:hi] = _dict_values(r_dicts[a:b], r_keys[a:b], "run", hi - lo, True)
+        scores[lo:hi] = dict_values(r_dicts[a:b], r_keys[a:b], "run", hi - lo, True)
     if not (np.isfinite(judged).all() and np.isfinite(scores).all()):
         return None
     return (queries, key_type, (q_len, by_id), judged, r_query, r_len, docs, scores,
@@ -138,7 +138,7 @@ def _batches(lengths, rows):
 
 def _floats(values) -> np.ndarray:
     """Grades looked up (the qrels' objects, None: not judged) as float64, NaN for None,
-    by Arrow's converter (as :func:`rankeval.io.tables._dict_values` reads them); a
+    by Arrow's converter (as :func:`rankeval.io.tables.dict_values` reads them); a
     ValueError for a grade Arrow does not convert (the general path reads it)."""
     import pyarrow as pa
 
@@ -224,7 +224,6 @@ def _ranked(queries, key_type, q_blocks, judged, r_query, r_len, docs, scores, r
     """The :class:`~rankeval.RankedRun` of the arrays :func:`_read` made: the steps of
     :func:`rankeval.rank_run` after its join."""
     from .ordering import _by_doc_id_descending, _rank_order, compared_scores
-    from .pipeline import _cut_rankings, _offsets, _tie_groups
     from .ranked_run import RankedRun
 
     n_all = len(queries)
@@ -293,3 +292,34 @@ def _judged_by_query(judged, q_len, by_id, present, missing):
     counts = np.add.reduceat(keep.astype(np.int64), np.cumsum(lengths) - lengths) \
         if lengths.size else lengths  # fmt: skip
     return values[keep], counts
+
+
+# (the general path's own steps, in rankeval.ranking.pipeline, which imports this module)
+
+
+def _cut_rankings(q_sorted, g_sorted, s_sorted, n_all, max_docs, judged_only):
+    """The ranked rows kept by ``max_docs`` (the top of each query) and ``judged_only``
+    (judged documents only), in this order."""
+    from ..metrics.judged import is_judged
+
+    counts = np.bincount(q_sorted, minlength=n_all)
+    rank = np.arange(q_sorted.size) - np.repeat(np.cumsum(counts) - counts, counts)
+    mask = np.ones(q_sorted.size, dtype=bool)
+    if max_docs is not None:
+        mask &= rank < max_docs
+    if judged_only:
+        mask &= is_judged(g_sorted)
+    return q_sorted[mask], g_sorted[mask], s_sorted[mask]
+
+
+def _tie_groups(q_sorted, s_sorted) -> np.ndarray:
+    """For every ranked row, the number of its group of equal (query, score)."""
+    from .ordering import _group_starts
+
+    new = _group_starts(q_sorted) | _group_starts(s_sorted)
+    return np.cumsum(new) - 1
+
+
+def _offsets(counts) -> np.ndarray:
+    """Where each query's rows start, from the rows per query (int64, one more)."""
+    return np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
