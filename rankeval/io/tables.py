@@ -53,7 +53,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["kind_label", "first_duplicate", "codes", "finish", "from_mapping", "from_subtopic_mapping", "from_pandas", "from_arrow", "to_numpy_bool", "first_true", "VALUE", "WHAT", "is_parquet", "mixed_id_types", "id_kind", "id_array"]
+__all__ = ["kind_label", "first_duplicate", "codes", "finish", "from_mapping", "from_subtopic_mapping", "from_pandas", "from_arrow", "to_numpy_bool", "first_true", "VALUE", "WHAT", "is_parquet", "mixed_id_types", "id_kind", "id_array", "dict_values"]
 
 VALUE = {"qrels": "relevance", "run": "score", "subtopics": "relevance"}
 WHAT = {"qrels": "grade", "run": "score", "subtopics": "grade"}
@@ -737,6 +737,13 @@ def from_subtopic_mapping(data: Mapping) -> pa.Table:
         | {"relevance": pa.array([r[3] for r in rows], pa.float64())}
     )
     return finish(table, "subtopics", where)
+
+
+def dict_values(inner, queries, kind: str, n: int, plain: bool) -> np.ndarray:
+    """The values of dicts ``inner`` (of the queries ``queries``), in order, as float64,
+    read as :func:`from_mapping` reads them (the same converter and messages); for
+    the dict path of :mod:`rankeval.ranking.from_dicts`."""
+    return _dict_values(inner, queries, kind, n, plain)
 
 
 def _dict_values(inner, queries, kind: str, n: int, plain: bool) -> np.ndarray:

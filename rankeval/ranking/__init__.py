@@ -30,6 +30,8 @@ The layer is a folder of modules, each one step or one part:
   and the split of a ``columns`` mapping (:func:`columns_of`);
 - :mod:`~rankeval.ranking.id_matching`: query and document ids matched by Arrow;
 - :mod:`~rankeval.ranking.grade_join`: every run row's grade, by one hash join;
+- :mod:`~rankeval.ranking.from_dicts`: two plain dicts ranked without tables (grades by
+  the qrels' own ``dict.get``), the general path's result to the last bit;
 - :mod:`~rankeval.ranking.ordering`: the order by query and score, and the tie rules;
 - :mod:`~rankeval.ranking.memory`: Arrow's freed memory released between steps;
 - :mod:`~rankeval.ranking.ranked_run`: :class:`RankedRun`, with its two parts

@@ -93,12 +93,22 @@ class JudgmentCounts:
         pos = np.flatnonzero(values > 0)
         values, qcode = values[pos], qcode[pos]
         bits = 21  # whole values below 2**21 (every usual grade and gain): one packed sort
-        if values.size and values.max() < 2**bits and len(self) < 2 ** (63 - bits) and np.all(
+        top_value = values.max() if values.size else 0.0
+        if values.size and top_value < 2**bits and len(self) < 2 ** (63 - bits) and np.all(
             values == np.floor(values)
         ):
-            top = (1 << bits) - 1
-            key = np.sort((qcode.astype(np.int64) << bits) | (top - values.astype(np.int64)))
-            qcode, values = key >> bits, (top - (key & top)).astype(np.float64)
+            span = int(top_value) + 1
+            if len(self) * span <= 4 * values.size + 4096:
+                # few distinct values (grades 1-3, say): a counting sort, no comparison;
+                # the keys, and so the result, are the packed sort's
+                key = qcode.astype(np.int64) * span + (span - 1 - values.astype(np.int64))
+                key = np.repeat(np.arange(len(self) * span, dtype=np.int64),
+                                np.bincount(key, minlength=len(self) * span))  # fmt: skip
+                qcode, values = key // span, (span - 1 - key % span).astype(np.float64)
+            else:
+                top = (1 << bits) - 1
+                key = np.sort((qcode.astype(np.int64) << bits) | (top - values.astype(np.int64)))
+                qcode, values = key >> bits, (top - (key & top)).astype(np.float64)
         else:
             order = np.lexsort((-values, qcode))
             qcode, values = qcode[order], values[order]

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..io.canonical import canonical_table
 from ..metrics.judged import is_judged
+from .from_dicts import rank_dicts
 from .grade_join import grades_of_run_rows
 from .id_matching import _codes, _mark_empty_rankings, _sorted_unique, _split, _unify
 from .memory import release_memory
@@ -156,6 +157,11 @@ def rank_run(
     t = check_options(threshold=threshold, ties=ties, judged_only=judged_only, missing=missing,
                   ideal=ideal, score_precision=score_precision, grades=grades,
                   max_docs=max_docs)  # fmt: skip
+    ranked = rank_dicts(qrels, run, threshold=t, ties=ties, judged_only=judged_only,
+                        missing=missing, ideal=ideal, score_precision=score_precision,
+                        grades=grades, max_docs=max_docs, columns=columns, encoding=encoding)
+    if ranked is not None:  # two plain dicts of dicts: no tables (from_dicts)
+        return ranked
     qt, rt = _read_inputs(qrels, run, columns, encoding)
     # queries: the qrels' ids, sorted (bytes order / numbers), and every row's code
     (q_values, q_index), (r_values, r_index) = _split(qt.column("query_id")), _split(
