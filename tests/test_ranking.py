@@ -294,7 +294,7 @@ def test_integer_ids_rank_as_their_text(seed):
 def test_rank_order_is_the_stable_sort_by_query_then_score(seed, together, best_first):
     # both ways: a run as systems write it (each query's rows together, best first:
     # only whole queries move) and any other (Arrow's sort); signed zeros tie
-    from rankeval.ranking import _rank_order, _stable_order
+    from rankeval.ranking import _rank_order, stable_order
 
     rng = np.random.default_rng(seed)
     n_queries = int(rng.integers(1, 6))
@@ -314,7 +314,7 @@ def test_rank_order_is_the_stable_sort_by_query_then_score(seed, together, best_
     got = _rank_order(q, s, rows, "trec_eval", n_queries)  # ties: any order (re-sorted later)
     assert sorted(got.tolist()) == list(range(q.size))
     assert q[got].tolist() == q[want].tolist() and s[got].tolist() == s[want].tolist()
-    assert _stable_order(q, n_queries).tolist() == np.argsort(q, kind="stable").tolist()
+    assert stable_order(q, n_queries).tolist() == np.argsort(q, kind="stable").tolist()
 
 
 @settings(max_examples=40)

@@ -117,7 +117,7 @@ from ..io.stream import (
 )
 from ..io.tables import finish, first_duplicate, id_kind, is_parquet, mixed_id_types
 from ..ranking import by_query_and_score, columns_of, compared_scores, release_memory
-from ..ranking.ordering import _stable_order
+from ..ranking.ordering import stable_order
 from ..ranking.pipeline import Checked
 from .conventions import Conventions
 from .core import warn_skipped
@@ -683,7 +683,7 @@ class _State:
                 encoded = encoded.combine_chunks()
             codes = encoded.indices.to_numpy(zero_copy_only=False)
             self.query_values = encoded.dictionary
-            order = _stable_order(codes, len(self.query_values))
+            order = stable_order(codes, len(self.query_values))
             self.by_query = qrels.take(pa.array(order))
             counts = np.bincount(codes, minlength=len(self.query_values))
             self.bounds = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)

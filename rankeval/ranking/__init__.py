@@ -43,14 +43,14 @@ Chapter: :doc:`/chapters/14_evaluating_a_run`.
 
 from __future__ import annotations
 
-# (_inner_join, _rank_order, _stable_order: private, re-exported for tests/test_ranking.py
+# (_inner_join, _rank_order: private, and stable_order, re-exported for tests/test_ranking.py
 # and benchmarks/bench_join.py, which import them by this path)
 from .grade_join import _inner_join as _inner_join
 from .memory import release_memory
 from .options import GRADES, IDEAL, MISSING, SCORE_PRECISION, TIES, check_options, columns_of
 from .ordering import _rank_order as _rank_order
-from .ordering import _stable_order as _stable_order
 from .ordering import by_query_and_score, compared_scores
+from .ordering import stable_order as stable_order
 from .pipeline import rank_run, ranked_ids
 from .ranked_run import RankedRun
 

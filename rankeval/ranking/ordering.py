@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["compared_scores", "by_query_and_score"]
+__all__ = ["compared_scores", "by_query_and_score", "stable_order"]
 
 def _group_starts(keys: np.ndarray) -> np.ndarray:
     """True where a run of equal ``keys`` begins."""
@@ -37,7 +37,7 @@ def _move_blocks(codes, starts, lengths) -> np.ndarray:
     return np.arange(codes.size) - np.repeat(shift, lengths)
 
 
-def _stable_order(codes: np.ndarray, n_distinct: int) -> np.ndarray:
+def stable_order(codes: np.ndarray, n_distinct: int) -> np.ndarray:
     """``np.argsort(codes, kind="stable")``, without a sort when every code's
     rows are together (qrels as written, dicts): then only whole blocks move."""
     blocks = _blocks(codes, n_distinct)

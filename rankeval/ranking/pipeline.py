@@ -24,8 +24,8 @@ from .ordering import (
     _by_doc_id_descending,
     _group_starts,
     _rank_order,
-    _stable_order,
     compared_scores,
+    stable_order,
 )
 from .ranked_run import RankedRun
 
@@ -313,7 +313,7 @@ def _judged_of_queries(judged, q_code, present, selected, missing):
     j_order = np.flatnonzero(j_keep)
     j_codes = q_code[j_order]
     j_all = np.bincount(j_codes, minlength=len(present))
-    j_order = j_order[_stable_order(j_codes, int(np.count_nonzero(j_all)))]
+    j_order = j_order[stable_order(j_codes, int(np.count_nonzero(j_all)))]
     return j_order, _offsets(j_all[selected])
 
 
