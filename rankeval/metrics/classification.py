@@ -140,6 +140,17 @@ def _auroc(rel, judged_nonrel, lengths):
     return np.where(pairs > 0, ordered / np.maximum(pairs, 1), 0.0)
 
 
+def _judged_classes(relevance, k, threshold):
+    """(batch, relevant, judged non-relevant) masks of the top ``k`` of each list."""
+    batch = as_judged_batch(relevance)
+    k = check_k(k)
+    t = check_threshold(threshold)
+    g = batch.grades[:, :k]
+    inside = np.arange(g.shape[1]) < batch.lengths[:, None]
+    judged = inside & ~np.isnan(g) & (g >= 0)
+    return batch, judged & (g >= t), judged & (g < t)
+
+
 def auroc(relevance, k=None, *, threshold=1):
     r"""AUROC of a ranking: how often a relevant item is ranked above a non-relevant one.
 
@@ -180,15 +191,9 @@ def auroc(relevance, k=None, *, threshold=1):
     >>> round(auroc([1, 0, 1, 0]), 4)  # pairs in order: 2 + 1 of 4
     0.75
     """
-    batch = as_judged_batch(relevance)
-    k = check_k(k)
-    t = check_threshold(threshold)
-    g = batch.grades[:, :k]
-    inside = np.arange(g.shape[1]) < batch.lengths[:, None]
-    judged = inside & ~np.isnan(g) & (g >= 0)
-    rel = judged & (g >= t)
-    return finish(_auroc(rel.astype(np.int64), (judged & (g < t)).astype(np.int64),
-                         batch.lengths), batch)
+    batch, rel, nonrel = _judged_classes(relevance, k, threshold)
+    return finish(_auroc(rel.astype(np.int64), nonrel.astype(np.int64), batch.lengths),
+                  batch)
 
 
 def group_auc(relevance, k=None, *, threshold=1, weights="relevant"):
@@ -248,14 +253,7 @@ def group_auc(relevance, k=None, *, threshold=1, weights="relevant"):
     """
     import warnings
 
-    batch = as_judged_batch(relevance)
-    k = check_k(k)
-    t = check_threshold(threshold)
-    g = batch.grades[:, :k]
-    inside = np.arange(g.shape[1]) < batch.lengths[:, None]
-    judged = inside & ~np.isnan(g) & (g >= 0)
-    rel = judged & (g >= t)
-    nonrel = judged & (g < t)
+    batch, rel, nonrel = _judged_classes(relevance, k, threshold)
     values = np.atleast_1d(_auroc(rel.astype(np.int64), nonrel.astype(np.int64),
                                   batch.lengths))
     n_rel = rel.sum(axis=1)

@@ -27,6 +27,10 @@ from itertools import chain, compress, repeat
 
 import numpy as np
 
+from .rows import cut_rankings
+from .rows import offsets as row_offsets
+from .rows import tie_groups as row_tie_groups
+
 __all__ = ["rank_dicts"]
 
 _INT64 = (-(2**63), 2**63 - 1)
@@ -249,7 +253,7 @@ def _ranked(queries, key_type, q_blocks, judged, r_query, r_len, docs, scores, r
     g_sorted = row_grades[order]
     del row_grades, order, rows, docs
     if max_docs is not None or judged_only:
-        q_sorted, g_sorted, s_sorted = _cut_rankings(q_sorted, g_sorted, s_sorted, n_all,
+        q_sorted, g_sorted, s_sorted = cut_rankings(q_sorted, g_sorted, s_sorted, n_all,
                                                      max_docs, judged_only)
     selected = np.flatnonzero(present) if missing == "skip" else np.arange(n_all)
     counts = np.bincount(q_sorted, minlength=n_all)
@@ -258,13 +262,13 @@ def _ranked(queries, key_type, q_blocks, judged, r_query, r_len, docs, scores, r
     return RankedRun(
         query_ids=ids[selected],
         grades=g_sorted,
-        offsets=_offsets(counts[selected]),
+        offsets=row_offsets(counts[selected]),
         scores=s_sorted,
         threshold=threshold,
         ideal=ideal,
-        tie_groups=_tie_groups(q_sorted, s_sorted) if ties == "average" else None,
+        tie_groups=row_tie_groups(q_sorted, s_sorted) if ties == "average" else None,
         judged=judged,
-        judged_offsets=_offsets(j_counts),
+        judged_offsets=row_offsets(j_counts),
         in_run=present[selected],
     )
 
@@ -295,31 +299,3 @@ def _judged_by_query(judged, q_len, by_id, present, missing):
 
 
 # (the general path's own steps, in rankeval.ranking.pipeline, which imports this module)
-
-
-def _cut_rankings(q_sorted, g_sorted, s_sorted, n_all, max_docs, judged_only):
-    """The ranked rows kept by ``max_docs`` (the top of each query) and ``judged_only``
-    (judged documents only), in this order."""
-    from ..metrics.judged import is_judged
-
-    counts = np.bincount(q_sorted, minlength=n_all)
-    rank = np.arange(q_sorted.size) - np.repeat(np.cumsum(counts) - counts, counts)
-    mask = np.ones(q_sorted.size, dtype=bool)
-    if max_docs is not None:
-        mask &= rank < max_docs
-    if judged_only:
-        mask &= is_judged(g_sorted)
-    return q_sorted[mask], g_sorted[mask], s_sorted[mask]
-
-
-def _tie_groups(q_sorted, s_sorted) -> np.ndarray:
-    """For every ranked row, the number of its group of equal (query, score)."""
-    from .ordering import _group_starts
-
-    new = _group_starts(q_sorted) | _group_starts(s_sorted)
-    return np.cumsum(new) - 1
-
-
-def _offsets(counts) -> np.ndarray:
-    """Where each query's rows start, from the rows per query (int64, one more)."""
-    return np.concatenate(([0], np.cumsum(counts))).astype(np.int64)

@@ -22,12 +22,14 @@ from .memory import release_memory
 from .options import check_options, columns_of
 from .ordering import (
     _by_doc_id_descending,
-    _group_starts,
     _rank_order,
     compared_scores,
     stable_order,
 )
 from .ranked_run import RankedRun
+from .rows import cut_rankings
+from .rows import offsets as row_offsets
+from .rows import tie_groups as row_tie_groups
 
 __all__ = ["rank_run", "ranked_ids"]
 
@@ -200,7 +202,7 @@ def rank_run(
 
     n_all = len(queries)
     if max_docs is not None or judged_only:
-        q_sorted, g_sorted, s_sorted = _cut_rankings(q_sorted, g_sorted, s_sorted, n_all,
+        q_sorted, g_sorted, s_sorted = cut_rankings(q_sorted, g_sorted, s_sorted, n_all,
                                                      max_docs, judged_only)
     selected = np.flatnonzero(present) if missing == "skip" else np.arange(n_all)
     counts = np.bincount(q_sorted, minlength=n_all)
@@ -208,11 +210,11 @@ def rank_run(
     return RankedRun(
         query_ids=_query_id_array(queries, selected),
         grades=g_sorted,
-        offsets=_offsets(counts[selected]),
+        offsets=row_offsets(counts[selected]),
         scores=s_sorted,
         threshold=t,
         ideal=ideal,
-        tie_groups=_tie_groups(q_sorted, s_sorted) if ties == "average" else None,
+        tie_groups=row_tie_groups(q_sorted, s_sorted) if ties == "average" else None,
         judged=judged[j_order],
         judged_offsets=j_offsets,
         in_run=present[selected],
@@ -282,28 +284,7 @@ def _run_scores(rt, rows, score_precision) -> np.ndarray:
     return compared_scores(scores, score_precision)
 
 
-def _cut_rankings(q_sorted, g_sorted, s_sorted, n_all, max_docs, judged_only):
-    """The ranked rows kept by trec_eval's ``-M`` (the top ``max_docs`` of each query)
-    and ``-J`` (judged documents only), in this order."""
-    counts = np.bincount(q_sorted, minlength=n_all)
-    rank = np.arange(q_sorted.size) - np.repeat(np.cumsum(counts) - counts, counts)
-    mask = np.ones(q_sorted.size, dtype=bool)
-    if max_docs is not None:
-        mask &= rank < max_docs
-    if judged_only:
-        mask &= is_judged(g_sorted)
-    return q_sorted[mask], g_sorted[mask], s_sorted[mask]
 
-
-def _tie_groups(q_sorted, s_sorted) -> np.ndarray:
-    """For every ranked row, the number of its group of equal (query, score)."""
-    new = _group_starts(q_sorted) | _group_starts(s_sorted)
-    return np.cumsum(new) - 1
-
-
-def _offsets(counts) -> np.ndarray:
-    """Where each query's rows start, from the rows per query (int64, one more)."""
-    return np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
 
 
 def _judged_of_queries(judged, q_code, present, selected, missing):
@@ -314,7 +295,7 @@ def _judged_of_queries(judged, q_code, present, selected, missing):
     j_codes = q_code[j_order]
     j_all = np.bincount(j_codes, minlength=len(present))
     j_order = j_order[stable_order(j_codes, int(np.count_nonzero(j_all)))]
-    return j_order, _offsets(j_all[selected])
+    return j_order, row_offsets(j_all[selected])
 
 
 def _query_id_array(queries, selected) -> np.ndarray:
@@ -381,4 +362,3 @@ def ranked_ids(run, *, columns=None) -> dict:
         out[query] = docs[start : start + n]
         start += n
     return out
-
