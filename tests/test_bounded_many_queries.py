@@ -121,7 +121,24 @@ def test_a_batch_never_looks_up_its_queries_among_all_of_the_qrels(tmp_path, mon
 
     monkeypatch.setattr(pc, "index_in", spy)
     evaluate_bounded(score_run, qrels, run, make_plan(MEASURES), 1 << 20, block=300)
-    assert sizes and max(sizes) < n_judged / 2  # (each batch: its own queries)
+    assert all(size < n_judged / 2 for size in sizes)  # (each batch: its own queries)
+
+
+def test_a_grouped_batch_comes_with_its_queries_matched(tmp_path, monkeypatch):
+    """The grouped pass hands every batch its queries' codes (from its index of the
+    qrels): rank_run does not match the batch's ids a second time."""
+    from rankeval.ranking import pipeline
+
+    qrels, run = make_files(tmp_path, n=3000)
+    matched = []
+    real = pipeline._query_codes
+    monkeypatch.setattr(pipeline, "_query_codes",
+                        lambda *a: matched.append(1) or real(*a))
+    got = evaluate_bounded(score_run, qrels, run, make_plan(MEASURES), 1 << 20,
+                           block=300)[0]
+    assert not matched
+    whole = rankeval.evaluate(qrels, run, MEASURES, max_memory=None)
+    pd.testing.assert_frame_equal(got, whole)
 
 
 @settings(max_examples=80, deadline=None)
@@ -259,3 +276,39 @@ def test_a_run_in_the_qrels_order_takes_slices_of_the_qrels(tmp_path, monkeypatc
                               block=300)
     equal(got, expected)
     assert bool(gathered) == gaps
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.text(alphabet=st.sampled_from(["a", "b", "z", "0", "9", "é", "日", "\x01",
+                                                  "\x7f", "\U0001f600"]), max_size=20),
+                unique=True, max_size=40))
+def test_text_order_is_the_order_of_the_bytes(values):
+    """The query ids' final order (strings as big-endian words) against Python's order
+    of str (by code point, which is the order of the UTF-8 bytes) and Arrow's sort."""
+    from rankeval.evaluation.bounded import _text_order
+
+    ids = pa.array(values, pa.string())
+    got = [values[i] for i in _text_order(ids)]
+    assert got == sorted(values)
+    assert _text_order(ids).tolist() == pc.sort_indices(ids).to_numpy().tolist()
+
+
+def test_text_order_of_long_ids_and_nul_bytes():
+    from rankeval.evaluation.bounded import _text_order
+
+    values = ["b" * 70, "a" * 70, "a\x00b", "a", "", "a\x00"]  # past 64 bytes; NUL bytes
+    assert [values[i] for i in _text_order(pa.array(values))] == sorted(values)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 9), max_size=6), min_size=1, max_size=8),
+       st.data())
+def test_take_ascending_is_arrows_take(chunks, data):
+    """The chunk-by-chunk take against Arrow's take of the same rows."""
+    values = pa.chunked_array([pa.array([f"q{x}" for x in c], pa.string()) for c in chunks],
+                              type=pa.string())
+    n = len(values)
+    rows = np.array(sorted(data.draw(st.lists(st.integers(0, max(n - 1, 0)), max_size=12)
+                                     if n else st.just([]))), dtype=np.int64)
+    got = tables.take_ascending(values, rows)
+    assert got.to_pylist() == values.take(pa.array(rows, pa.int64())).to_pylist()

@@ -115,7 +115,14 @@ from ..io.stream import (
     source_size,
     spooled,
 )
-from ..io.tables import finish, first_duplicate, id_kind, is_parquet, mixed_id_types
+from ..io.tables import (
+    finish,
+    first_duplicate,
+    id_kind,
+    is_parquet,
+    mixed_id_types,
+    take_ascending,
+)
 from ..ranking import by_query_and_score, columns_of, compared_scores, release_memory
 from ..ranking.ordering import stable_order
 from ..ranking.pipeline import Checked
@@ -479,15 +486,16 @@ class _DuplicateSearch:
     def __init__(self, state):
         self.state, self.seen, self.found = state, set(), None
 
-    def score_queries(self, table: pa.Table, queries: pa.Array, ids=None) -> None:
+    def score_queries(self, table: pa.Table, queries: pa.Array, ids=None,
+                      starts=None) -> None:
         self.seen.update(queries.to_pylist() if ids is None else ids)
         if self.found is None:
             self.found = self.state.duplicate(table)
 
 
-def _score_streamed(state, table, queries, ids) -> None:
+def _score_streamed(state, table, queries, ids, starts) -> None:
     try:
-        state.score_queries(table, queries, ids)
+        state.score_queries(table, queries, ids, starts)
     except (ValueError, TypeError) as error:
         raise _Scoring(error) from None
 
@@ -509,11 +517,11 @@ def _grouped_pass(batches, state) -> None:
         last = int(starts[-1])
         if last:
             _score_streamed(state, table.slice(0, last), head_ids.slice(0, len(heads) - 1),
-                            heads[:-1])
+                            heads[:-1], starts[:-1])
         carry = table.slice(last)
         carry_id, carry_ids = head_ids.slice(len(heads) - 1), heads[-1:]
     if carry is not None and carry.num_rows:
-        _score_streamed(state, carry, carry_id, carry_ids)
+        _score_streamed(state, carry, carry_id, carry_ids, np.zeros(1, np.int64))
 
 
 def _run_starts(ids: pa.Array) -> np.ndarray:
@@ -616,7 +624,12 @@ class _QueryLookup:
             key = _mixed(words[:, :width])
         else:
             return self._by_arrow(queries)
-        pos = np.minimum(np.searchsorted(self.sorted, key), self.sorted.size - 1)
+        # (the keys searched in ascending order: each search starts where the last
+        # ended, so that the sorted keys are read once, about 2.5 times faster)
+        by_key = np.argsort(key, kind="stable")
+        pos = np.empty(key.size, dtype=np.intp)
+        pos[by_key] = np.searchsorted(self.sorted, key[by_key])
+        np.minimum(pos, self.sorted.size - 1, out=pos)
         at = self.order[pos]
         hit = self.sorted[pos] == key
         if words is not None:  # the same bytes, and none beyond the qrels' longest id
@@ -646,14 +659,30 @@ def _take_ascending(table: pa.Table, rows: np.ndarray) -> pa.Table:
 
 def _id_order(ids: np.ndarray, integers: bool) -> np.ndarray:
     """The order of the query ids ``ids`` (distinct) as evaluate sorts them: integers
-    by value, strings by their UTF-8 bytes (Arrow's sort; Python's str order, by code
-    point, is the same), without a comparison of Python objects."""
+    by value, strings by their UTF-8 bytes (Python's str order, by code point, is the
+    same), without a comparison of Python objects."""
     if integers:
         return np.argsort(ids.astype(np.int64), kind="stable")
     try:
-        return pc.sort_indices(pa.array(ids, pa.string())).to_numpy()
+        return _text_order(pa.array(ids, pa.string()))
     except (pa.ArrowInvalid, pa.ArrowTypeError):  # (not all str: Python's order)
         return np.array(sorted(range(len(ids)), key=ids.__getitem__), dtype=np.int64)
+
+
+def _text_order(ids: pa.Array) -> np.ndarray:
+    """The stable order of the strings ``ids`` by their bytes (C's ``strcmp``, as
+    Arrow's ``sort_indices`` orders them). Strings of at most ``_MAX_WIDTH`` bytes
+    without a NUL byte are sorted as their zero-padded bytes read as big-endian
+    64-bit words (the order of the words is the order of the bytes, and a shorter
+    string sorts before its extensions), by NumPy's stable sorts: about 2.5 times
+    faster than Arrow's comparison of strings at 2 million ids. Others by Arrow."""
+    words = _id_words(ids)
+    if words is None or not len(ids):
+        return pc.sort_indices(ids).to_numpy().astype(np.int64)
+    big = words.byteswap()
+    if big.shape[1] == 1:
+        return np.argsort(big[:, 0], kind="stable")
+    return np.lexsort(big.T[::-1])
 
 
 class _State:
@@ -671,7 +700,7 @@ class _State:
         # are kept as they are, others are put in that order by a stable sort.
         ids = qrels.column("query_id")
         starts = _run_starts(ids) if len(ids) else np.zeros(0, np.int64)
-        heads = ids.take(pa.array(starts))
+        heads = take_ascending(ids, starts)
         if isinstance(heads, pa.ChunkedArray):
             heads = heads.combine_chunks()
         if len(pc.unique(heads)) == len(heads):  # grouped: no id of all the rows hashed
@@ -731,8 +760,13 @@ class _State:
         if found is not None:
             raise found[1]
 
-    def judgments_of(self, queries: pa.Array) -> pa.Table:
-        """The qrels rows of ``queries`` (grouped by query, each in file order)."""
+    def judgments_of(self, queries: pa.Array, starts=None, n_rows: int = 0) -> Checked:
+        """The qrels rows of ``queries`` (distinct; grouped by query, each in file
+        order), as :class:`~rankeval.ranking.pipeline.Checked`. With ``starts``, the
+        row where each of ``queries`` begins in a run table of ``n_rows`` rows grouped
+        by query (in the order of ``queries``), the queries come matched: numbered in
+        the run's order, so that :func:`rankeval.rank_run` neither matches the ids again
+        nor moves a query (the codes of a grouped run then never decrease)."""
         if queries.type != self.query_values.type and len(self.query_values):
             # a run's integer ids against text ones: the whole path's TypeError
             ours, theirs = id_kind(self.query_values.type), id_kind(queries.type)
@@ -740,32 +774,48 @@ class _State:
                 raise mixed_id_types("query_id", ours, theirs,
                                      f" (qrels: {ours}, run: {theirs})")
             queries = queries.cast(self.query_values.type)
-        at = self.lookup(queries)
-        at = np.sort(at[at >= 0])
-        starts, stops = self.bounds[at], self.bounds[at + 1]
-        # a run in the qrels' order of queries (as both files are often written): the
-        # batch's qrels are a few ranges of rows, taken as slices (no copy)
-        joins = np.flatnonzero(starts[1:] != stops[:-1]) + 1
+        found = self.lookup(queries)
+        judged = found >= 0
+        by_position = np.argsort(found[judged], kind="stable")
+        at = found[judged][by_position]  # (ascending: the qrels rows in file order)
+        begin, stop = self.bounds[at], self.bounds[at + 1]
+        lengths = stop - begin
         if not at.size:
-            return self.by_query.slice(0, 0)
-        if joins.size < _MAX_SLICES:
-            first, last = np.append(0, joins), np.append(joins, at.size) - 1
-            pieces = [self.by_query.slice(lo, hi - lo) for lo, hi in
-                      zip(starts[first].tolist(), stops[last].tolist(), strict=True)]
-            return pa.concat_tables(pieces)
-        lengths = stops - starts
-        rows = np.repeat(starts - (np.cumsum(lengths) - lengths), lengths) \
-            + np.arange(int(lengths.sum()), dtype=np.int64)
-        return _take_ascending(self.by_query, rows)
+            table = self.by_query.slice(0, 0)
+        else:
+            # a run in the qrels' order of queries (as both files are often written):
+            # the batch's qrels are a few ranges of rows, taken as slices (no copy)
+            joins = np.flatnonzero(begin[1:] != stop[:-1]) + 1
+            if joins.size < _MAX_SLICES:
+                first, last = np.append(0, joins), np.append(joins, at.size) - 1
+                pieces = [self.by_query.slice(lo, hi - lo) for lo, hi in
+                          zip(begin[first].tolist(), stop[last].tolist(), strict=True)]
+                table = pa.concat_tables(pieces)
+            else:
+                rows = np.repeat(begin - (np.cumsum(lengths) - lengths), lengths) \
+                    + np.arange(int(lengths.sum()), dtype=np.int64)
+                table = _take_ascending(self.by_query, rows)
+        if starts is None:
+            return Checked(table)
+        code = np.cumsum(judged, dtype=np.int64) - 1  # judged queries in the run's order
+        code[~judged] = -1
+        index = np.int32 if max(n_rows, len(table)) < 2**31 - 1 else np.int64
+        run_codes = np.repeat(code.astype(index), np.diff(np.append(starts, n_rows)))
+        codes = np.repeat(code[judged][by_position].astype(index), lengths)
+        ids = self.query_values.take(pa.array(found[judged]))
+        return Checked(table, ids, codes, run_codes)
 
     def reset(self):
         self.frames, self.in_run, self.seen, self.run_queries = [], [], set(), 0
+        self.texts = []  # each frame's query ids as Arrow strings (None: not known)
         self.first_ids = []  # the run's first query ids, for a message
 
     def score_queries(self, table: pa.Table, queries: pa.Array | None = None,
-                      ids: list | None = None) -> None:
+                      ids: list | None = None, starts=None) -> None:
         """Score the whole queries of ``table`` (every row of each query is in it);
-        ``queries``, their distinct ids, if known (and ``ids``, as a list)."""
+        ``queries``, their distinct ids, if known (and ``ids``, as a list), and
+        ``starts``, the row where each begins if the table is grouped by query in the
+        order of ``queries``."""
         if queries is None:
             queries = pc.unique(table.column("query_id"))
         self.run_queries += len(queries)
@@ -774,9 +824,9 @@ class _State:
         self.seen.update(ids)
         self.first_ids += ids[: 3 - len(self.first_ids)]
         try:
-            sub = self.judgments_of(queries)
-            frame = None if sub.num_rows == 0 else self.score(
-                Checked(sub), table, self.plan, max_memory=None)[0]
+            sub = self.judgments_of(queries, starts, table.num_rows)
+            frame = None if sub.table.num_rows == 0 else self.score(
+                sub, table, self.plan, max_memory=None)[0]
         except (ValueError, TypeError):
             # the whole path looks for a document listed twice first, and names its lines
             self.check(table)
@@ -786,6 +836,11 @@ class _State:
             return
         self.frames.append(frame)
         self.in_run.append(np.ones(len(frame), dtype=bool))
+        # (every matched query of the batch has rows in it: the frame lists them all,
+        # in the order of the codes)
+        known = sub.queries is not None and len(sub.queries) == len(frame) \
+            and pa.types.is_string(sub.queries.type)
+        self.texts.append(sub.queries if known else None)
 
     def finish(self):
         import pandas as pd
@@ -800,6 +855,7 @@ class _State:
                                   "score": pa.array([], pa.float64())})
                 frame, _ = self.score(unseen, empty, self.plan, max_memory=None)
                 self.frames.append(frame)
+                self.texts.append(None)
                 self.in_run.append(np.zeros(len(frame), dtype=bool))
         skipped = 0
         if self.chosen.missing is None and self.frames:  # a file: skipped, with a word
@@ -812,14 +868,21 @@ class _State:
                 f"queries, e.g. {self.first_ids}; qrels: {len(self.judged)}, e.g. {self.judged[:3].to_pylist()}); "
                 "query ids are compared as exact strings"
             )
-        ids = np.concatenate([f.index.to_numpy(dtype=object) for f in self.frames])
         integers = all(f.index.dtype.kind == "i" for f in self.frames)
+        if not integers and all(t is not None for t in self.texts):
+            # the ids as Arrow strings already: sorted without Python objects
+            texts = pa.concat_arrays(self.texts)
+            order = _text_order(texts)
+            ids = texts.take(pa.array(order)).to_numpy(zero_copy_only=False)
+        else:
+            ids = np.concatenate([f.index.to_numpy(dtype=object) for f in self.frames])
+            order = _id_order(ids, integers)
+            ids = ids[order]
         frame = pd.concat(self.frames, ignore_index=True) if len(self.frames) > 1 \
             else self.frames[0].reset_index(drop=True)
-        order = _id_order(ids, integers)
         frame = frame.iloc[order]
         # named and typed as evaluate's index: your query column's name, int64 or object
-        frame.index = pd.Index(ids[order], name=self.index_name,
+        frame.index = pd.Index(ids, name=self.index_name,
                                dtype=np.int64 if integers else object)
         warn_skipped(skipped, len(self.judged))
         return frame, np.concatenate(self.in_run)[order]

@@ -53,7 +53,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["kind_label", "first_duplicate", "codes", "finish", "from_mapping", "from_subtopic_mapping", "from_pandas", "from_arrow", "to_numpy_bool", "first_true", "VALUE", "WHAT", "is_parquet", "mixed_id_types", "id_kind", "id_array", "dict_values"]
+__all__ = ["kind_label", "first_duplicate", "codes", "finish", "from_mapping", "from_subtopic_mapping", "from_pandas", "from_arrow", "to_numpy_bool", "take_ascending", "first_true", "VALUE", "WHAT", "is_parquet", "mixed_id_types", "id_kind", "id_array", "dict_values"]
 
 VALUE = {"qrels": "relevance", "run": "score", "subtopics": "relevance"}
 WHAT = {"qrels": "grade", "run": "score", "subtopics": "grade"}
@@ -181,7 +181,7 @@ def first_duplicate(table: pa.Table):
     heads = np.flatnonzero(change)
     codes = np.zeros(1, dtype=np.int64)  # each run of equal query ids: the query's number
     if len(heads) > 1:
-        head_ids = queries.take(pa.array(heads))
+        head_ids = take_ascending(queries, heads)
         codes = pc.dictionary_encode(head_ids).combine_chunks().indices.to_numpy()
     if pa.types.is_integer(docs.type):
         found = _first_duplicate_integer(codes, heads, docs, n)
@@ -371,6 +371,24 @@ def _repeated(key: np.ndarray, offset: int):
     # row is the first occurrence, the next one the earliest repeat
     starts = same[np.r_[True, np.diff(same) > 1]]
     return [(int(order[s]) + offset, int(order[s + 1]) + offset) for s in starts]
+
+
+def take_ascending(values, rows: np.ndarray):
+    """``values.take(rows)`` for ascending ``rows`` (int64), chunk by chunk: Arrow's
+    take of a chunked array of many chunks costs about its whole length (0.65 s to
+    take 2 million heads of 26 million qrels rows read in 121 chunks, 0.05 s chunk
+    by chunk). An array, or a chunked array of one chunk, is taken as Arrow takes it."""
+    if not isinstance(values, pa.ChunkedArray) or values.num_chunks <= 1:
+        return values.take(pa.array(rows))
+    lengths = [len(chunk) for chunk in values.chunks]
+    ends = np.cumsum(lengths, dtype=np.int64)
+    cuts = np.searchsorted(rows, ends).tolist()
+    parts, lo = [], 0
+    for chunk, end, n, hi in zip(values.chunks, ends.tolist(), lengths, cuts, strict=True):
+        if hi > lo:
+            parts.append(chunk.take(pa.array(rows[lo:hi] - (end - n))))
+        lo = hi
+    return pa.chunked_array(parts, type=values.type)
 
 
 def to_numpy_bool(values) -> np.ndarray:

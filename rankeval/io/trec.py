@@ -691,7 +691,7 @@ def _to_dict(table: pa.Table, values: np.ndarray) -> dict:
         )
     heads = np.flatnonzero(change)
     bounds = np.append(heads, n).tolist()
-    head_ids = queries.take(pa.array(heads)).to_pylist() if n else []
+    head_ids = tables.take_ascending(queries, heads).to_pylist() if n else []
     docs = table["doc_id"].to_pylist()
     vals = values.tolist()
     out: dict = {}

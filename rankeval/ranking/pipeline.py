@@ -165,16 +165,14 @@ def rank_run(
     if ranked is not None:  # two plain dicts of dicts: no tables (from_dicts)
         return ranked
     qt, rt = _read_inputs(qrels, run, columns, encoding)
-    # queries: the qrels' ids, sorted (bytes order / numbers), and every row's code
-    (q_values, q_index), (r_values, r_index) = _split(qt.column("query_id")), _split(
-        rt.column("query_id"))  # fmt: skip
+    if isinstance(qrels, Checked) and qrels.codes is not None \
+            and len(qrels.run_codes) == rt.num_rows:
+        queries, q_code, r_code = qrels.queries, qrels.codes, qrels.run_codes  # matched
+        r_values = queries
+    else:
+        queries, q_code, r_values, r_code = _query_codes(qt, rt)
     qt, rt = qt.drop_columns("query_id"), rt.drop_columns("query_id")  # codes replace ids
     release_memory()
-    q_values, r_values = _unify(q_values, r_values, "query_id")
-    queries = _sorted_unique(q_values)
-    q_code = _codes(q_values, queries)[q_index]
-    r_code = _codes(r_values, queries)[r_index]
-    del q_index, r_index
     present = _present_queries(r_code, run, queries, r_values, missing)
     judged = qt.column("relevance").to_numpy().astype(np.float64, copy=True)
     if grades == "trec_eval":
@@ -230,13 +228,33 @@ class Checked:
     checks again. The bounded path (:mod:`rankeval.evaluation.bounded`) reads and
     checks the qrels once and passes each batch the rows of its queries this way: a
     second search for a document judged twice, batch after batch, would find nothing
-    new and cost as much as the scoring."""
+    new and cost as much as the scoring.
 
-    __slots__ = ("table",)
+    With ``queries``, ``codes`` and ``run_codes`` the queries are matched already (the
+    bounded path knows them from its index of the qrels): ``queries`` are the distinct
+    judged query ids of the batch, in any order, each once; ``codes`` each qrels row's
+    position among them; ``run_codes`` each row of the run table's (-1: a query the
+    qrels do not judge). :func:`rankeval.rank_run` then numbers the queries by these
+    codes instead of matching the ids again (its result lists the queries in the order
+    of ``queries``, not sorted by id)."""
 
-    def __init__(self, table):
-        self.table = table
+    __slots__ = ("table", "queries", "codes", "run_codes")
 
+    def __init__(self, table, queries=None, codes=None, run_codes=None):
+        self.table, self.queries, self.codes, self.run_codes = table, queries, codes, run_codes
+
+
+
+def _query_codes(qt, rt):
+    """``(queries, q_code, r_values, r_code)``: the qrels' distinct query ids, sorted
+    (bytes order / numbers), the code of every qrels row and of every run row among
+    them (-1: not judged), and the run's distinct ids (for messages)."""
+    (q_values, q_index), (r_values, r_index) = _split(qt.column("query_id")), _split(
+        rt.column("query_id"))  # fmt: skip
+    q_values, r_values = _unify(q_values, r_values, "query_id")
+    queries = _sorted_unique(q_values)
+    return (queries, _codes(q_values, queries)[q_index], r_values,
+            _codes(r_values, queries)[r_index])
 
 
 def _read_inputs(qrels, run, columns, encoding):
