@@ -18,7 +18,8 @@ the ids as exact strings (or integers), and documents are ordered by
 Arrow's stable multi-key sort (``pyarrow.compute.sort_indices``), which
 compares strings byte by byte, as C's ``strcmp`` does in trec_eval. A run
 as systems write it (each query's documents together, best first) needs no
-sort of its rows: only whole queries move (NumPy). pyarrow
+sort of its rows: only whole queries move (NumPy); a run of few long queries in
+any order is sorted by query, then each query by score (stable NumPy sorts). pyarrow
 was chosen over polars because pandas (the result type of ``evaluate``) already
 builds on it, its CSV reader reads TREC files, and it needs no second
 dataframe library. Arrow compares the ids, whatever their type.

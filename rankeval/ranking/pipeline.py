@@ -136,8 +136,10 @@ def rank_run(
     documents are then ordered by query and score descending: if each
     query's documents already sit together, best first (as systems write
     runs), by moving whole queries only; otherwise by one
-    stable multi-key sort (``pyarrow.compute.sort_indices``). Tied scores are
-    then ordered by ``ties``. Either way the result is the same.
+    stable multi-key sort (``pyarrow.compute.sort_indices``), or, for queries
+    of hundreds of rows, by a stable sort of each query's scores (NumPy) after
+    one by query. Tied scores are then ordered by ``ties``. Either way the
+    result is the same.
 
     Chapter: :doc:`/chapters/14_evaluating_a_run`.
 
