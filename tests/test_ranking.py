@@ -404,10 +404,10 @@ def test_few_long_queries_are_ordered_as_lexsort_orders_them(n_queries, seed, of
     two stable NumPy sorts) against lexsort: query ascending, score descending, equal
     scores (-0.0 with 0.0) in input order; codes beyond 16 bits too."""
     from rankeval.ranking import by_query_and_score
-    from rankeval.ranking.ordering import _by_query_then_score
+    from rankeval.ranking.ordering import _PER_QUERY_ROWS, _by_query_then_score
 
     rng = np.random.default_rng(seed)
-    n = 256 * n_queries + int(rng.integers(0, 300))
+    n = _PER_QUERY_ROWS * n_queries + int(rng.integers(0, 300))
     q = rng.integers(0, n_queries, size=n).astype(np.int64)
     s = rng.choice([0.0, -0.0, 1.5, -2.0, 1e300, 3.0, 1.5 + 1e-12], size=n)
     expected = np.lexsort((-s, q))
@@ -420,10 +420,10 @@ def test_few_long_queries_are_ordered_as_lexsort_orders_them(n_queries, seed, of
 def test_grouped_long_queries_not_in_score_order(n_queries, seed):
     """Each query's rows together (a partition regrouped by query), scores in any
     order: the ranking's order against lexsort's."""
-    from rankeval.ranking.ordering import _rank_order
+    from rankeval.ranking.ordering import _PER_QUERY_ROWS, _rank_order
 
     rng = np.random.default_rng(seed)
-    lengths = rng.integers(256, 400, size=n_queries)
+    lengths = rng.integers(_PER_QUERY_ROWS, 400, size=n_queries)
     codes = rng.permutation(n_queries * 3)[:n_queries]  # not dense, not in order
     q = np.repeat(codes, lengths).astype(np.int64)
     s = rng.choice([0.0, -0.0, 1.5, -2.0, 1e300, 3.0, 1.5 + 1e-12], size=q.size)
