@@ -268,9 +268,10 @@ def test_a_run_in_the_qrels_order_takes_slices_of_the_qrels(tmp_path, monkeypatc
     run.write_text("\n".join(run_lines) + "\n")
     qrels.write_text("\n".join(qrels_lines) + "\n")
     gathered = []
-    real = bounded._take_ascending
-    monkeypatch.setattr(bounded, "_take_ascending",
-                        lambda t, rows: (gathered.append(len(rows)), real(t, rows))[1])
+    real = bounded.take_ascending
+    monkeypatch.setattr(bounded, "take_ascending",
+                        lambda t, rows: (isinstance(t, pa.Table) and gathered.append(len(rows)),
+                                         real(t, rows))[1])  # (the qrels' rows, not the ids)
     expected = rankeval.evaluate(str(qrels), str(run), MEASURES, max_memory=None)
     got, _ = evaluate_bounded(score_run, str(qrels), str(run), make_plan(MEASURES), 1 << 20,
                               block=300)
@@ -312,3 +313,8 @@ def test_take_ascending_is_arrows_take(chunks, data):
                                      if n else st.just([]))), dtype=np.int64)
     got = tables.take_ascending(values, rows)
     assert got.to_pylist() == values.take(pa.array(rows, pa.int64())).to_pylist()
+    table = pa.Table.from_batches(
+        [pa.record_batch({"q": c}) for c in values.chunks], schema=pa.schema([("q", pa.string())])
+    ) if values.num_chunks else pa.table({"q": values})
+    assert tables.take_ascending(table, rows).to_pylist() == \
+        table.take(pa.array(rows, pa.int64())).to_pylist()

@@ -630,21 +630,6 @@ class _QueryLookup:
         return pc.fill_null(at, -1).to_numpy(zero_copy_only=False).astype(np.int64)
 
 
-def _take_ascending(table: pa.Table, rows: np.ndarray) -> pa.Table:
-    """``table.take(rows)`` for ascending ``rows``, record batch by record batch: the
-    cost follows the rows taken (Arrow's take of a table of many chunks costs about
-    its whole length at every call, a cost per batch that grows with the qrels)."""
-    batches = table.to_batches()
-    ends = np.cumsum([b.num_rows for b in batches], dtype=np.int64)
-    cuts = np.searchsorted(rows, ends)
-    parts, lo = [], 0
-    for batch, end, hi in zip(batches, ends.tolist(), cuts.tolist(), strict=True):
-        if hi > lo:
-            parts.append(batch.take(pa.array(rows[lo:hi] - (end - batch.num_rows))))
-        lo = hi
-    return pa.Table.from_batches(parts, schema=table.schema)
-
-
 def _id_order(ids: np.ndarray, integers: bool) -> np.ndarray:
     """The order of the query ids ``ids`` (distinct) as evaluate sorts them: integers
     by value, strings by their UTF-8 bytes (Python's str order, by code point, is the
@@ -782,7 +767,7 @@ class _State:
             else:
                 rows = np.repeat(begin - (np.cumsum(lengths) - lengths), lengths) \
                     + np.arange(int(lengths.sum()), dtype=np.int64)
-                table = _take_ascending(self.by_query, rows)
+                table = take_ascending(self.by_query, rows)
         if starts is None:
             return Checked(table)
         code = np.cumsum(judged, dtype=np.int64) - 1  # judged queries in the run's order
