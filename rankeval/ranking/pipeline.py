@@ -137,8 +137,8 @@ def rank_run(
     query's documents already sit together, best first (as systems write
     runs), by moving whole queries only; otherwise by one
     stable multi-key sort (``pyarrow.compute.sort_indices``), or, for queries
-    of hundreds of rows, by a stable sort of each query's scores (NumPy) after
-    one by query. Tied scores are then ordered by ``ties``. Either way the
+    of 64 rows or more on average, by a stable sort of each query's scores
+    (NumPy) after one by query. Tied scores are then ordered by ``ties``. Either way the
     result is the same.
 
     Chapter: :doc:`/chapters/14_evaluating_a_run`.
