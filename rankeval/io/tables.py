@@ -240,7 +240,10 @@ def _packed(ids: pa.Array):
     bytes, zero-padded, so that equal strings give equal pairs and unequal ones unequal
     pairs (the second is None when no string is longer than 8 bytes); None for longer
     strings or a NUL byte. Arrow pads every string with NUL bytes to 8 or 16 bytes
-    (``ascii_rpad`` counts bytes), and the padded data are read as words: no loop."""
+    (``ascii_rpad`` counts bytes), and the padded data are read as words: no loop. A
+    chunked array is combined first."""
+    if isinstance(ids, pa.ChunkedArray):
+        ids = ids.combine_chunks()
     if not len(ids) or not (pa.types.is_string(ids.type) or pa.types.is_binary(ids.type)):
         return None
     _, offsets, data = ids.buffers()
@@ -282,8 +285,6 @@ def _surely_distinct(codes, heads, docs, n) -> bool:
                     np.searchsorted(heads, a) : np.searchsorted(heads, b)]):
                 return False
         return True
-    if isinstance(docs, pa.ChunkedArray):
-        docs = docs.combine_chunks()
     words = _packed(docs)
     if words is None:
         return False
@@ -311,8 +312,6 @@ def _surely_distinct(codes, heads, docs, n) -> bool:
 def _neighbours_differ(docs, lengths) -> bool:
     """True when no id of ``docs`` repeats within its run (runs of ``lengths`` rows,
     each at most ``_NEAR``); False for a repeat, or ids :func:`_packed` cannot hold."""
-    if isinstance(docs, pa.ChunkedArray):
-        docs = docs.combine_chunks()
     words = _packed(docs)
     if words is None:
         return False

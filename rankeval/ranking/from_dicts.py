@@ -27,9 +27,8 @@ from itertools import chain, compress, repeat
 
 import numpy as np
 
-from .rows import cut_rankings
 from .rows import offsets as row_offsets
-from .rows import tie_groups as row_tie_groups
+from .rows import ranked_rows
 
 __all__ = ["rank_dicts"]
 
@@ -252,25 +251,12 @@ def _ranked(queries, key_type, q_blocks, judged, r_query, r_len, docs, scores, r
         _by_doc_id_descending(order, q_sorted, s_sorted, rows, _TiedIds(docs, doc_type))
     g_sorted = row_grades[order]
     del row_grades, order, rows, docs
-    if max_docs is not None or judged_only:
-        q_sorted, g_sorted, s_sorted = cut_rankings(q_sorted, g_sorted, s_sorted, n_all,
-                                                     max_docs, judged_only)
-    selected = np.flatnonzero(present) if missing == "skip" else np.arange(n_all)
-    counts = np.bincount(q_sorted, minlength=n_all)
+    selected, rows = ranked_rows(q_sorted, g_sorted, s_sorted, present, missing=missing,
+                                 max_docs=max_docs, judged_only=judged_only, ties=ties)
     judged, j_counts = _judged_by_query(judged, *q_blocks, present, missing)
     ids = np.asarray(queries, dtype=np.int64 if key_type is int else object)
-    return RankedRun(
-        query_ids=ids[selected],
-        grades=g_sorted,
-        offsets=row_offsets(counts[selected]),
-        scores=s_sorted,
-        threshold=threshold,
-        ideal=ideal,
-        tie_groups=row_tie_groups(q_sorted, s_sorted) if ties == "average" else None,
-        judged=judged,
-        judged_offsets=row_offsets(j_counts),
-        in_run=present[selected],
-    )
+    return RankedRun(query_ids=ids[selected], threshold=threshold, ideal=ideal,
+                     judged=judged, judged_offsets=row_offsets(j_counts), **rows)
 
 
 def _judged_by_query(judged, q_len, by_id, present, missing):

@@ -27,9 +27,8 @@ from .ordering import (
     stable_order,
 )
 from .ranked_run import RankedRun
-from .rows import cut_rankings
 from .rows import offsets as row_offsets
-from .rows import tie_groups as row_tie_groups
+from .rows import ranked_rows
 
 __all__ = ["rank_run", "ranked_ids"]
 
@@ -200,25 +199,11 @@ def rank_run(
     g_sorted = row_grades[order]
     del row_grades, order
 
-    n_all = len(queries)
-    if max_docs is not None or judged_only:
-        q_sorted, g_sorted, s_sorted = cut_rankings(q_sorted, g_sorted, s_sorted, n_all,
-                                                     max_docs, judged_only)
-    selected = np.flatnonzero(present) if missing == "skip" else np.arange(n_all)
-    counts = np.bincount(q_sorted, minlength=n_all)
+    selected, rows = ranked_rows(q_sorted, g_sorted, s_sorted, present, missing=missing,
+                                 max_docs=max_docs, judged_only=judged_only, ties=ties)
     j_order, j_offsets = _judged_of_queries(judged, q_code, present, selected, missing)
-    return RankedRun(
-        query_ids=_query_id_array(queries, selected),
-        grades=g_sorted,
-        offsets=row_offsets(counts[selected]),
-        scores=s_sorted,
-        threshold=t,
-        ideal=ideal,
-        tie_groups=row_tie_groups(q_sorted, s_sorted) if ties == "average" else None,
-        judged=judged[j_order],
-        judged_offsets=j_offsets,
-        in_run=present[selected],
-    )
+    return RankedRun(query_ids=_query_id_array(queries, selected), threshold=t, ideal=ideal,
+                     judged=judged[j_order], judged_offsets=j_offsets, **rows)
 
 
 # --- the steps of rank_run -------------------------------------------------------------
