@@ -376,9 +376,10 @@ def take_ascending(values, rows: np.ndarray):
     """``values.take(rows)`` for ascending ``rows`` (int64) of a chunked array or a
     table, chunk by chunk (a table: record batch by record batch), so that the cost
     follows the rows taken: Arrow's take of a chunked array or table of many chunks
-    costs about its whole length (0.65 s to take 2 million heads of 26 million qrels
-    rows read in 121 chunks, 0.05 s chunk by chunk). An array, or a chunked array of
-    one chunk, is taken as Arrow takes it."""
+    costs about its whole length (the 2 million heads of 26 million qrels rows read in
+    121 chunks: 0.20 s on its first call, 0.05 to 0.09 s after, against 0.03 s chunk by
+    chunk; ``benchmarks/bench_steps.py``). An array, or a chunked array of one chunk,
+    is taken as Arrow takes it."""
     if isinstance(values, pa.Table):
         chunks = values.to_batches()
     elif isinstance(values, pa.ChunkedArray) and values.num_chunks > 1:

@@ -104,8 +104,9 @@ def by_query_and_score(q: np.ndarray, s: np.ndarray) -> np.ndarray:
 
 # Queries of at least this many rows on average (a shuffled run of usual depth) are put
 # in order by query first, then each query's rows by score, the same order: faster than
-# Arrow's multi-key sort by 1.7x at 875 queries x 1,000 rows and 1.9x at 10,000 x 100,
-# slower from about 20 rows a query down (1.3x slower at 16, 2.3x at 10)
+# Arrow's multi-key sort by 1.7x to 1.8x at 875 queries x 1,000 rows and 10,000 x 100,
+# 1.2x at 30 rows a query, slower below (1.3x slower at 16, 2.1x at 10), as printed by
+# benchmarks/bench_steps.py
 _PER_QUERY_ROWS = 64
 
 
